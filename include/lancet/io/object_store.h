@@ -1,0 +1,93 @@
+// ObjectStore: where Lancet's bytes live (local disk, memory, later S3).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lancet/buffer.h"
+#include "lancet/io/io_stats.h"
+#include "lancet/result.h"
+
+namespace lancet::io {
+
+/// A byte range [offset, offset + length).
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint64_t end() const { return offset + length; }
+  bool operator==(const ByteRange&) const = default;
+};
+
+/// How ReadMany merges and parallelises.
+struct ReadOptions {
+  /// Ranges whose gap is at most this many bytes are fetched in one request.
+  uint64_t coalesce_gap = 4096;
+  /// Merged requests are not grown past this size (0 = unbounded).
+  uint64_t max_request_size = 16ULL << 20;
+  /// Requests in flight at once for one ReadMany.
+  int parallelism = 8;
+};
+
+/// \brief An open object for range reads. Implementations are thread-safe.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  /// The path or URI this file was opened from (for error messages).
+  virtual const std::string& path() const = 0;
+  virtual Result<uint64_t> Size() const = 0;
+  /// Reads exactly [offset, offset+length); a range past the end is an IOError naming the path.
+  /// Counts one request in the store's IoStats.
+  virtual Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const = 0;
+  /// Reads many ranges: near ranges are merged (options.coalesce_gap) and the merged
+  /// requests run in parallel. Returns one buffer per input range, in input order
+  /// (views into the merged reads, no copies).
+  Result<std::vector<BufferPtr>> ReadMany(std::span<const ByteRange> ranges,
+                                          const ReadOptions& options = {}) const;
+};
+
+/// An entry returned by List.
+struct ObjectInfo {
+  std::string path;  // relative to the listed prefix's directory
+  uint64_t size = 0;
+  bool is_dir = false;
+};
+
+/// \brief A namespace of objects addressed by '/'-separated paths. Thread-safe.
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) const = 0;
+  virtual Result<uint64_t> Size(const std::string& path) const = 0;
+  virtual Result<bool> Exists(const std::string& path) const = 0;
+  /// Direct children of directory `dir` (non-recursive); NotFound if it does not exist.
+  virtual Result<std::vector<ObjectInfo>> List(const std::string& dir) const = 0;
+  /// Writes a whole object, replacing any existing one (atomically where possible).
+  virtual Status Put(const std::string& path, std::span<const uint8_t> bytes) = 0;
+  /// Creates the object only if absent; AlreadyExists otherwise. Atomic.
+  virtual Status PutIfAbsent(const std::string& path, std::span<const uint8_t> bytes) = 0;
+  virtual Status Delete(const std::string& path) = 0;
+
+  /// Counters for every request this store (and files it opened) served.
+  IoStats& stats() const { return *stats_; }
+
+ protected:
+  std::shared_ptr<IoStats> stats_ = std::make_shared<IoStats>();
+};
+
+/// The local file system rooted at "/" (paths are absolute or relative to the cwd).
+std::shared_ptr<ObjectStore> LocalFileSystem();
+/// A fresh in-memory store, for tests.
+std::shared_ptr<ObjectStore> NewMemoryStore();
+
+/// Plans how ranges are merged: returns merged ranges (sorted) and, for each input
+/// range, the index of the merged range containing it. Exposed for tests.
+struct CoalescePlan {
+  std::vector<ByteRange> merged;
+  std::vector<size_t> owner;
+};
+CoalescePlan PlanCoalesce(std::span<const ByteRange> ranges, const ReadOptions& options);
+
+}  // namespace lancet::io
