@@ -26,6 +26,7 @@ class [[nodiscard]] Result {
   const T& value() const& { assert(ok()); return *value_; }
   T&& value() && { assert(ok()); return std::move(*value_); }
   T& operator*() & { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }

@@ -1,0 +1,166 @@
+// Full scan and random take on a reference-written dataset, Lancet vs the reference.
+//
+//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5]
+//
+// The reference's numbers come from ../shared/peer/bench.mjs (scan, take) run on the
+// same dataset just before (scripts/bench.sh); rows are chosen with the same recipe
+// (Rand(seed, "bench/take").u32() % rows, repeats skipped), so both take the same rows.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lancet/table/dataset.h"
+
+using lancet::table::Dataset;
+
+namespace {
+
+uint32_t Fnv1a32(const std::string& s) {
+  uint32_t h = 0x811c9dc5u;
+  for (unsigned char c : s) h = (h ^ c) * 0x01000193u;
+  return h;
+}
+
+// mulberry32, as the peer's lib/build.mjs defines it.
+struct Rand {
+  uint32_t a;
+  Rand(uint64_t seed, const std::string& label) : a(Fnv1a32(std::to_string(seed) + ":" + label)) {}
+  uint32_t U32() {
+    a += 0x6D2B79F5u;
+    uint32_t t = a;
+    t = (t ^ (t >> 15)) * (t | 1u);
+    t ^= t + (t ^ (t >> 7)) * (t | 61u);
+    return t ^ (t >> 14);
+  }
+};
+
+template <typename F>
+std::vector<double> Time(int warmup, int reps, F&& fn) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return ms;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+void Die(const lancet::Status& st) {
+  std::cerr << "read_bench: " << st.ToString() << "\n";
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5]\n";
+    return 64;
+  }
+  std::string path = argv[1], ref_path;
+  size_t count = 1000;
+  uint64_t seed = 42;
+  int reps = 5;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--ref") ref_path = argv[i + 1];
+    else if (k == "--count") count = std::stoul(argv[i + 1]);
+    else if (k == "--seed") seed = std::stoull(argv[i + 1]);
+    else if (k == "--reps") reps = std::stoi(argv[i + 1]);
+  }
+
+  auto opened = Dataset::Open(path);
+  if (!opened.ok()) Die(opened.status());
+  std::unique_ptr<Dataset> ds = std::move(*opened);
+  uint64_t rows = ds->CountRows();
+  if (count > rows) count = rows;
+
+  // Scan positions → row addresses (fragments in manifest order, no deletions expected).
+  std::vector<uint64_t> frag_start, frag_id;
+  uint64_t acc = 0;
+  for (const auto& f : ds->fragments()) {
+    frag_start.push_back(acc);
+    frag_id.push_back(f.id);
+    acc += f.physical_rows;
+  }
+  Rand rnd(seed, "bench/take");
+  std::set<uint64_t> seen;
+  std::vector<uint64_t> addrs;
+  while (addrs.size() < count) {
+    uint64_t p = rnd.U32() % rows;
+    if (!seen.insert(p).second) continue;
+    size_t f = std::upper_bound(frag_start.begin(), frag_start.end(), p) - frag_start.begin() - 1;
+    addrs.push_back((frag_id[f] << 32) | (p - frag_start[f]));
+  }
+
+  nlohmann::json out;
+  auto scan_all = Time(1, reps, [&] {
+    auto r = ds->Scan();
+    if (!r.ok()) Die(r.status());
+  });
+  lancet::table::ScanOptions two;
+  two.columns = {"id", "value"};
+  auto scan_two = Time(1, reps, [&] {
+    auto r = ds->Scan(two);
+    if (!r.ok()) Die(r.status());
+  });
+  auto before = ds->store()->stats().Snapshot();
+  auto take = Time(1, reps, [&] {
+    auto r = ds->TakeRowAddresses(addrs);
+    if (!r.ok()) Die(r.status());
+    if (static_cast<size_t>(r->num_rows) != count) Die(lancet::Status::Internal("take returned wrong row count"));
+  });
+  auto after = ds->store()->stats().Snapshot();
+  size_t ncols = ds->read_schema().fields.size();
+  double requests_per_value =
+      double(after.read_requests - before.read_requests) / (reps + 1) / double(count * ncols);
+
+  out["lancet"] = {{"scan_ms", Median(scan_all)},
+                   {"scan_id_value_ms", Median(scan_two)},
+                   {"take_ms", Median(take)},
+                   {"take_requests_per_value", requests_per_value},
+                   {"rows", rows},
+                   {"take_count", count}};
+
+  // Reference numbers: the scan/take lines bench.mjs printed for this dataset.
+  double ref_scan = 0, ref_scan_two = 0, ref_take = 0;
+  if (!ref_path.empty()) {
+    std::ifstream in(ref_path);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.contains("op")) continue;
+      if (j["op"] == "scan" && !j.contains("columns")) ref_scan = j["median_ms"];
+      if (j["op"] == "scan" && j.contains("columns") && j["columns"].size() == 2) ref_scan_two = j["median_ms"];
+      if (j["op"] == "take") ref_take = j["median_ms"];
+    }
+  }
+  auto ratio = [](double ref, double ours) { return ours > 0 && ref > 0 ? ref / ours : 0.0; };
+  out["reference"] = {{"scan_ms", ref_scan}, {"scan_id_value_ms", ref_scan_two}, {"take_ms", ref_take}};
+  out["speedup"] = {{"scan", ratio(ref_scan, Median(scan_all))},
+                    {"scan_id_value", ratio(ref_scan_two, Median(scan_two))},
+                    {"take", ratio(ref_take, Median(take))}};
+  std::printf("%-22s %12s %12s %9s\n", "operation", "reference", "lancet", "speedup");
+  std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", "full scan", ref_scan, Median(scan_all),
+              ratio(ref_scan, Median(scan_all)));
+  std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", "scan id,value", ref_scan_two, Median(scan_two),
+              ratio(ref_scan_two, Median(scan_two)));
+  std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", ("take " + std::to_string(count) + " rows").c_str(), ref_take,
+              Median(take), ratio(ref_take, Median(take)));
+  std::printf("read requests per taken value: %.3f\n", requests_per_value);
+  std::cout << out.dump() << "\n";
+  return 0;
+}

