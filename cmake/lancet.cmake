@@ -25,6 +25,8 @@ function(lancet_tests dir)
     target_include_directories(${n} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
     target_link_libraries(${n} PRIVATE ${ARGN} GTest::gtest GTest::gtest_main)
     target_compile_definitions(${n} PRIVATE LANCET_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-    gtest_discover_tests(${n} PROPERTIES LABELS ${dir} DISCOVERY_TIMEOUT 60)
+    gtest_discover_tests(${n} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${dir}
+      ENVIRONMENT "LANCET_CORPUS_DIR=${CMAKE_BINARY_DIR}/corpus"
+      FIXTURES_REQUIRED corpus)
   endforeach()
 endfunction()

@@ -42,6 +42,8 @@ class Buffer {
   static std::shared_ptr<Buffer> FromVector(std::vector<uint8_t> bytes);
   /// A view of [offset, offset+length) of `parent`. REQUIRES: in bounds.
   static std::shared_ptr<Buffer> Slice(std::shared_ptr<const Buffer> parent, uint64_t offset, uint64_t length);
+  /// Views `size` bytes at `data` owned elsewhere; `owner` is kept alive as long as the buffer.
+  static std::shared_ptr<Buffer> Wrap(const uint8_t* data, uint64_t size, std::shared_ptr<const void> owner);
   /// The shared empty buffer.
   static std::shared_ptr<Buffer> Empty();
 
@@ -55,6 +57,7 @@ class Buffer {
   void* owned_ = nullptr;                  // aligned allocation we free
   std::vector<uint8_t> vec_;               // or a moved-in vector
   std::shared_ptr<const Buffer> parent_;  // or a parent we view
+  std::shared_ptr<const void> owner_;      // or foreign memory kept alive by its owner
 };
 
 using BufferPtr = std::shared_ptr<const Buffer>;

@@ -54,6 +54,14 @@ std::shared_ptr<Buffer> Buffer::Slice(std::shared_ptr<const Buffer> parent, uint
   return b;
 }
 
+std::shared_ptr<Buffer> Buffer::Wrap(const uint8_t* data, uint64_t size, std::shared_ptr<const void> owner) {
+  std::shared_ptr<Buffer> b(new Buffer());
+  b->data_ = data;
+  b->size_ = size;
+  b->owner_ = std::move(owner);
+  return b;
+}
+
 std::shared_ptr<Buffer> Buffer::Empty() {
   static const std::shared_ptr<Buffer> kEmpty = FromVector({});
   return kEmpty;

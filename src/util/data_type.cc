@@ -45,7 +45,7 @@ int DataType::BitWidth() const {
     case TypeId::kTime64: case TypeId::kTimestamp: case TypeId::kDuration: return 64;
     case TypeId::kDecimal128: return 128;
     case TypeId::kDecimal256: return 256;
-    case TypeId::kFixedSizeBinary: return byte_width * 8;
+    case TypeId::kFixedSizeBinary: return byte_width > 0 && byte_width < (1 << 27) ? byte_width * 8 : 0;
     default: return 0;
   }
 }

@@ -42,7 +42,9 @@ struct FragmentInfo {
 };
 
 struct ScanOptions {
-  std::vector<std::string> columns;  // top-level names; empty = all
+  /// Top-level names of read_schema(); empty = all. "_rowid" and "_rowaddr" may be
+  /// listed too (then they are output even without the flags below).
+  std::vector<std::string> columns;
   uint64_t batch_size = 65536;
   bool with_row_id = false;    // appends "_rowid" (uint64)
   bool with_row_addr = false;  // appends "_rowaddr" (uint64)
@@ -82,9 +84,14 @@ class Dataset {
   /// Manifest facts for `lancet info`: writer, storage version, feature flags...
   virtual std::map<std::string, std::string> Describe() const = 0;
 
-  /// Scans every visible row in row-address order, in batches of at most batch_size.
+  /// Scans every visible row in row-address order, in batches of at most batch_size
+  /// (a batch never spans two fragments). Columns a fragment lacks (added later by a
+  /// metadata-only schema change) read as nulls. NotFound for an unknown column,
+  /// InvalidArgument for batch_size 0; data and deletion file errors name the file.
   virtual Result<std::vector<RecordBatch>> Scan(const ScanOptions& options = {}) const = 0;
-  /// Rows by row address ((fragment_id << 32) | offset), in the given order.
+  /// Rows by row address ((fragment_id << 32) | offset), in the given order (repeats
+  /// allowed). `columns` as ScanOptions::columns. NotFound for an address that names no
+  /// fragment, lies past its rows, or is deleted.
   virtual Result<RecordBatch> TakeRowAddresses(std::span<const uint64_t> addresses,
                                                const std::vector<std::string>& columns = {}) const = 0;
   /// Rows by row id (equals the address unless stable row ids are enabled).
@@ -95,6 +102,11 @@ class Dataset {
 
   /// The bytes of blob column `column` (dotted path for nested blobs) at each row id:
   /// nullopt for a null blob, an empty buffer for an empty one. Order and repeats kept.
+  /// Reads are grouped per object (data file or sidecar) with ReadMany.
+  /// Errors: NotFound for an unknown column or row id, or a missing sidecar (naming its
+  /// path); InvalidArgument if the column is not a Blob V2 column; NotSupported for a
+  /// path through a list or an external URI scheme other than file://; Corruption
+  /// (naming the file) for an unknown kind or a range past the end of its object.
   virtual Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
                                                                   std::span<const uint64_t> row_ids) const = 0;
 };

@@ -1,0 +1,38 @@
+// Repetition/definition levels are u16 before compression (docs/format §7.2); block
+// compressors may hand them back at the width they were packed at.
+#include "encoding/decoders_internal.h"
+
+namespace lancet::encoding {
+
+using internal::Corrupt;
+using internal::LoadLE;
+
+Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected) {
+  if (block.kind != DataBlock::Kind::kFixed) return Corrupt("levels must be a fixed-width block");
+  if (block.num_values != expected) return Corrupt("expected ", expected, " levels, decoded ", block.num_values);
+  uint32_t bits = block.bits_per_value;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
+    return Corrupt("levels must be 8, 16, 32 or 64 bits wide, got ", bits);
+  }
+  uint64_t width = bits / 8;
+  BufferPtr data = internal::OrEmpty(block.data);
+  if (expected > data->size() / width) {
+    return Corrupt(expected, " levels of ", width, " bytes need more than the ", data->size(), " bytes present");
+  }
+  std::vector<uint16_t> out(expected);
+  const uint8_t* p = data->data();
+  for (uint64_t i = 0; i < expected; ++i) {
+    uint64_t v;
+    switch (width) {
+      case 1: v = p[i]; break;
+      case 2: v = LoadLE<uint16_t>(p + i * 2); break;
+      case 4: v = LoadLE<uint32_t>(p + i * 4); break;
+      default: v = LoadLE<uint64_t>(p + i * 8); break;
+    }
+    if (v > UINT16_MAX) return Corrupt("level ", i, " is ", v, ", beyond the 16-bit level range");
+    out[i] = static_cast<uint16_t>(v);
+  }
+  return out;
+}
+
+}  // namespace lancet::encoding

@@ -1,0 +1,882 @@
+// Dataset: opening a version of a Lance table and reading it (docs/format §1-§5, §10).
+#include "lancet/table/dataset.h"
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <unordered_map>
+
+#include <roaring/roaring.hh>
+
+#include "format/lance_schema.h"
+#include "lancet/format/file_reader.h"
+#include "table/blob.h"
+#include "table/deletion.h"
+#include "table/manifest.h"
+#include "table/row_id_sequence.h"
+#include "util/array_builder.h"
+
+namespace lancet::table {
+namespace {
+
+using lance::table::DataFile;
+using lance::table::DataFragment;
+using lance::table::Manifest;
+
+constexpr const char* kRowIdColumn = "_rowid";
+constexpr const char* kRowAddrColumn = "_rowaddr";
+constexpr const char* kDataDir = "data";
+
+uint64_t RowAddress(uint64_t fragment_id, uint64_t offset) { return (fragment_id << 32) | offset; }
+
+Array U64Array(std::vector<uint64_t> values) {
+  Array a;
+  a.type = MakeType(TypeId::kUInt64);
+  a.length = static_cast<int64_t>(values.size());
+  std::vector<uint8_t> bytes(values.size() * sizeof(uint64_t));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  a.buffers = {nullptr, Buffer::FromVector(std::move(bytes))};
+  return a;
+}
+
+void CollectLeaves(const Field& field, std::vector<const Field*>* out) {
+  if (format::IsLeafField(field)) {
+    out->push_back(&field);
+    return;
+  }
+  for (const Field& child : field.type.children) CollectLeaves(child, out);
+}
+
+// A data file path must stay inside the directory it is resolved against.
+Status CheckRelativePath(std::string_view path, const std::string& manifest_path, std::string_view what) {
+  if (path.empty() || path.front() == '/' || path == ".." || path.starts_with("../") ||
+      path.find("/../") != std::string_view::npos || path.ends_with("/..")) {
+    return Status::Corruption(manifest_path + ": " + std::string(what) + " path '" + std::string(path) +
+                              "' is empty, absolute or leaves its directory");
+  }
+  return Status::OK();
+}
+
+// Per fragment: the manifest message plus what we derive from it at open.
+struct FragmentState {
+  const DataFragment* pb = nullptr;
+  std::vector<std::string> file_paths;  // full path of each DataFile
+  std::vector<std::string> file_dirs;   // directory each DataFile sits in
+  // Field id → (index into files, column index). Only ids with a column.
+  std::unordered_map<int32_t, std::pair<int, int>> columns;
+  std::optional<RowIdSequence> row_ids;
+  std::string deletion_path;
+};
+
+class DatasetImpl final : public Dataset {
+ public:
+  static Result<std::unique_ptr<Dataset>> Make(std::shared_ptr<io::ObjectStore> store, std::string root,
+                                               const OpenOptions& options);
+
+  const std::string& uri() const override { return root_; }
+  uint64_t version() const override { return manifest_.version(); }
+  const Schema& schema() const override { return schema_; }
+  const Schema& read_schema() const override { return read_schema_; }
+  std::shared_ptr<io::ObjectStore> store() const override { return store_; }
+
+  Result<std::vector<VersionInfo>> ListVersions() const override;
+  Result<std::map<std::string, uint64_t>> ListTags() const override;
+  Result<std::unique_ptr<Dataset>> Checkout(uint64_t version) const override {
+    OpenOptions o;
+    o.version = version;
+    return Make(store_, root_, o);
+  }
+  Result<std::unique_ptr<Dataset>> CheckoutTag(const std::string& tag) const override {
+    OpenOptions o;
+    o.tag = tag;
+    return Make(store_, root_, o);
+  }
+
+  const std::vector<FragmentInfo>& fragments() const override { return fragment_infos_; }
+  uint64_t CountRows() const override { return num_rows_; }
+  std::map<std::string, std::string> Describe() const override;
+
+  Result<std::vector<RecordBatch>> Scan(const ScanOptions& options) const override;
+  Result<RecordBatch> TakeRowAddresses(std::span<const uint64_t> addresses,
+                                       const std::vector<std::string>& columns) const override {
+    return Take(addresses, nullptr, columns);
+  }
+  Result<RecordBatch> TakeRowIds(std::span<const uint64_t> row_ids,
+                                 const std::vector<std::string>& columns) const override {
+    ASSIGN_OR_RETURN(std::vector<uint64_t> addresses, RowIdsToAddresses(row_ids));
+    return Take(addresses, &row_ids, columns);
+  }
+  Result<std::vector<uint64_t>> RowIdsToAddresses(std::span<const uint64_t> row_ids) const override;
+  Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
+                                                          std::span<const uint64_t> row_ids) const override;
+
+ private:
+  DatasetImpl() = default;
+
+  Status Init();
+  Status InitFragment(const DataFragment& frag, FragmentState* state, FragmentInfo* info);
+  Result<std::string> BaseDir(uint32_t base_id, bool for_deletion) const;
+
+  // Projection: indexes into read_schema_.fields, plus the special columns.
+  struct Projection {
+    std::vector<int> fields;
+    bool row_id = false;
+    bool row_addr = false;
+    Schema schema;
+  };
+  Result<Projection> Project(const std::vector<std::string>& columns, bool row_id, bool row_addr) const;
+
+  Result<std::shared_ptr<format::FileReader>> Reader(const FragmentState& frag, int file_idx) const;
+  Result<std::shared_ptr<const Roaring>> Deletions(size_t frag_idx) const;
+  // Which file holds `field`'s leaves in `frag`, and the leaf columns (-1 = absent).
+  // file index -1 means no leaf is present: the field reads as nulls.
+  Result<std::pair<int, std::vector<int>>> PlanField(const FragmentState& frag, const Field& field) const;
+  Result<Array> ReadFieldRange(const FragmentState& frag, const Field& field, uint64_t begin, uint64_t end) const;
+  Result<Array> ReadFieldRows(const FragmentState& frag, const Field& field, std::span<const uint64_t> rows) const;
+  Result<RecordBatch> ReadFragmentRows(size_t frag_idx, const Projection& proj,
+                                       const std::vector<uint64_t>& offsets) const;
+  Result<RecordBatch> Take(std::span<const uint64_t> addresses, const std::span<const uint64_t>* row_ids,
+                           const std::vector<std::string>& columns) const;
+  Result<std::pair<size_t, uint64_t>> LocateAddress(uint64_t address) const;
+
+  std::shared_ptr<io::ObjectStore> store_;
+  std::string root_;
+  std::string manifest_path_;
+  Manifest manifest_;
+  Schema schema_;
+  Schema read_schema_;
+  std::vector<FragmentState> frags_;  // ascending by fragment id
+  std::vector<FragmentInfo> fragment_infos_;
+  std::unordered_map<uint64_t, size_t> frag_index_;
+  uint64_t num_rows_ = 0;
+  bool stable_row_ids_ = false;
+
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::shared_ptr<format::FileReader>> readers_;
+  mutable std::map<size_t, std::shared_ptr<const Roaring>> deletions_;
+};
+
+Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectStore> store, std::string root,
+                                                   const OpenOptions& options) {
+  if (options.version && options.tag) {
+    return Status::InvalidArgument(root + ": open with either a version or a tag, not both");
+  }
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
+  std::optional<uint64_t> wanted = options.version;
+  if (options.tag) {
+    RETURN_IF_ERROR(ValidateTagName(*options.tag));
+    std::string tag_path = JoinPath(root, "_refs/tags/" + *options.tag + ".json");
+    auto file = store->OpenRead(tag_path);
+    if (!file.ok()) {
+      if (file.status().IsNotFound()) return Status::NotFound(tag_path + ": tag '" + *options.tag + "' not found");
+      return file.status();
+    }
+    ASSIGN_OR_RETURN(uint64_t size, (*file)->Size());
+    constexpr uint64_t kMaxTagFile = 1 << 20;
+    if (size > kMaxTagFile) return Status::Corruption(tag_path + ": tag file is implausibly large");
+    ASSIGN_OR_RETURN(BufferPtr bytes, (*file)->ReadAt(0, size));
+    ASSIGN_OR_RETURN(TagContents tag, ParseTagJson(bytes->view(), tag_path));
+    wanted = tag.version;
+  }
+  const ManifestLocation* loc = nullptr;
+  if (wanted) {
+    for (const ManifestLocation& m : manifests) {
+      if (m.version == *wanted) loc = &m;
+    }
+    if (loc == nullptr) {
+      return Status::NotFound(JoinPath(root, "_versions/" + ManifestFileNameV1(*wanted)) + ": version " +
+                              std::to_string(*wanted) + " of the dataset was not found");
+    }
+  } else {
+    if (manifests.empty()) {
+      return Status::NotFound(JoinPath(root, "_versions") + ": no manifests; " + root + " is not a Lance dataset");
+    }
+    loc = &manifests.back();
+  }
+  std::unique_ptr<DatasetImpl> ds(new DatasetImpl());
+  ds->store_ = std::move(store);
+  ds->root_ = root;
+  ds->manifest_path_ = loc->path;
+  ASSIGN_OR_RETURN(ds->manifest_, ReadManifest(*ds->store_, loc->path, loc->size));
+  if (ds->manifest_.version() != loc->version) {
+    return Status::Corruption(loc->path + ": manifest says version " + std::to_string(ds->manifest_.version()) +
+                              " but its file name is version " + std::to_string(loc->version));
+  }
+  RETURN_IF_ERROR(ds->Init());
+  return std::unique_ptr<Dataset>(std::move(ds));
+}
+
+Result<std::string> DatasetImpl::BaseDir(uint32_t base_id, bool for_deletion) const {
+  for (const auto& base : manifest_.base_paths()) {
+    if (base.id() != base_id) continue;
+    ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(base.path(), manifest_path_));
+    if (for_deletion) {
+      if (!base.is_dataset_root()) {
+        return Status::Corruption(manifest_path_ + ": deletion file names base path " + std::to_string(base_id) +
+                                  ", which is not a dataset root");
+      }
+      return path;
+    }
+    return base.is_dataset_root() ? JoinPath(path, kDataDir) : path;
+  }
+  return Status::Corruption(manifest_path_ + ": base path id " + std::to_string(base_id) + " is not defined");
+}
+
+Status DatasetImpl::Init() {
+  const std::string& mp = manifest_path_;
+  RETURN_IF_ERROR(CheckReaderFeatureFlags(manifest_, mp));
+  stable_row_ids_ = (manifest_.reader_feature_flags() & kFlagStableRowIds) != 0;
+  ASSIGN_OR_RETURN(schema_, format::SchemaFromLance(manifest_.fields(), manifest_.schema_metadata(), mp));
+  read_schema_.metadata = schema_.metadata;
+  for (const Field& f : schema_.fields) read_schema_.fields.push_back(ToReadField(f));
+
+  std::vector<const DataFragment*> order;
+  for (const DataFragment& f : manifest_.fragments()) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const DataFragment* a, const DataFragment* b) { return a->id() < b->id(); });
+  frags_.resize(order.size());
+  fragment_infos_.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!frag_index_.emplace(order[i]->id(), i).second) {
+      return Status::Corruption(mp + ": fragment id " + std::to_string(order[i]->id()) + " appears twice");
+    }
+    RETURN_IF_ERROR(InitFragment(*order[i], &frags_[i], &fragment_infos_[i]));
+    num_rows_ += fragment_infos_[i].physical_rows - fragment_infos_[i].deleted_rows;
+  }
+  return Status::OK();
+}
+
+Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state, FragmentInfo* info) {
+  const std::string& mp = manifest_path_;
+  std::string where = mp + ": fragment " + std::to_string(frag.id());
+  state->pb = &frag;
+  info->id = frag.id();
+  info->physical_rows = frag.physical_rows();
+  // Row addresses give a fragment 32 bits of offset.
+  if (frag.id() > std::numeric_limits<uint32_t>::max() || frag.physical_rows() > (uint64_t{1} << 32)) {
+    return Status::Corruption(where + " has an id or row count beyond the 32-bit row address range");
+  }
+  std::optional<std::pair<int, int>> default_version;
+  if (manifest_.has_data_format() && !manifest_.data_format().version().empty()) {
+    const std::string& v = manifest_.data_format().version();
+    if (v == "2.1") default_version = {2, 1};
+    if (v == "2.2") default_version = {2, 2};
+  }
+  bool mixed_ok = (manifest_.reader_feature_flags() & kFlagMixedDataFileVersions) != 0;
+  for (int file_idx = 0; file_idx < frag.files_size(); ++file_idx) {
+    const DataFile& df = frag.files(file_idx);
+    RETURN_IF_ERROR(CheckRelativePath(df.path(), mp, "data file"));
+    std::string fwhere = where + " data file '" + df.path() + "'";
+    uint32_t major = df.file_major_version(), minor = df.file_minor_version();
+    if (major != 2 || (minor != 1 && minor != 2)) {
+      std::string name = (major == 0 && minor < 3) ? "legacy v1"
+                                                   : (major == 0 && minor == 3 ? "2.0" : std::to_string(major) + "." +
+                                                                                             std::to_string(minor));
+      return Status::NotSupported(fwhere + " uses Lance file format " + name + "; only 2.1 and 2.2 are supported");
+    }
+    if (default_version && !mixed_ok &&
+        (static_cast<int>(major) != default_version->first || static_cast<int>(minor) != default_version->second)) {
+      return Status::Corruption(fwhere + " has version " + std::to_string(major) + "." + std::to_string(minor) +
+                                " but the manifest's storage version is " + manifest_.data_format().version() +
+                                " and mixed data-file versions are not enabled");
+    }
+    if (df.fields_size() != df.column_indices_size()) {
+      return Status::Corruption(fwhere + " has " + std::to_string(df.fields_size()) + " field ids but " +
+                                std::to_string(df.column_indices_size()) + " column indices");
+    }
+    std::string dir = JoinPath(root_, kDataDir);
+    if (df.has_base_id()) {
+      ASSIGN_OR_RETURN(dir, BaseDir(df.base_id(), false));
+    }
+    state->file_dirs.push_back(dir);
+    state->file_paths.push_back(JoinPath(dir, df.path()));
+    DataFileInfo dfi;
+    dfi.path = df.path();
+    dfi.fields.assign(df.fields().begin(), df.fields().end());
+    dfi.column_indices.assign(df.column_indices().begin(), df.column_indices().end());
+    dfi.major = major;
+    dfi.minor = minor;
+    dfi.size_bytes = df.file_size_bytes();
+    info->files.push_back(std::move(dfi));
+    for (int i = 0; i < df.fields_size(); ++i) {
+      // Negative ids are tombstones of replaced columns; -1 columns are non-leaf parents.
+      if (df.fields(i) < 0 || df.column_indices(i) < 0) continue;
+      // A later data file overrides an earlier one for the same field.
+      state->columns[df.fields(i)] = {file_idx, df.column_indices(i)};
+    }
+  }
+  if (frag.has_deletion_file()) {
+    const auto& del = frag.deletion_file();
+    if (del.num_deleted_rows() > frag.physical_rows()) {
+      return Status::Corruption(where + " deletes " + std::to_string(del.num_deleted_rows()) + " of its " +
+                                std::to_string(frag.physical_rows()) + " rows");
+    }
+    std::string dir = root_;
+    if (del.has_base_id()) {
+      ASSIGN_OR_RETURN(dir, BaseDir(del.base_id(), true));
+    }
+    state->deletion_path = JoinPath(dir, DeletionFileName(frag.id(), del));
+    info->deletion_file = DeletionFileName(frag.id(), del);
+    info->deleted_rows = del.num_deleted_rows();
+  }
+  if (stable_row_ids_) {
+    std::string context = where + " row ids";
+    if (frag.has_inline_row_ids()) {
+      const std::string& bytes = frag.inline_row_ids();
+      ASSIGN_OR_RETURN(RowIdSequence seq,
+                       RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, context));
+      state->row_ids = std::move(seq);
+    } else if (frag.has_external_row_ids()) {
+      const auto& ext = frag.external_row_ids();
+      RETURN_IF_ERROR(CheckRelativePath(ext.path(), mp, "external row id"));
+      std::string path = JoinPath(root_, ext.path());
+      ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, store_->OpenRead(path));
+      ASSIGN_OR_RETURN(BufferPtr bytes, file->ReadAt(ext.offset(), ext.size()));
+      ASSIGN_OR_RETURN(RowIdSequence seq, RowIdSequence::Parse(bytes->span(), path));
+      state->row_ids = std::move(seq);
+    } else {
+      return Status::Corruption(where + " has no row id sequence although the dataset uses stable row ids");
+    }
+    if (state->row_ids->size() != frag.physical_rows()) {
+      return Status::Corruption(context + ": " + std::to_string(state->row_ids->size()) + " row ids for " +
+                                std::to_string(frag.physical_rows()) + " physical rows");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<VersionInfo>> DatasetImpl::ListVersions() const {
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store_, root_));
+  std::vector<VersionInfo> out;
+  for (const ManifestLocation& loc : manifests) {
+    ASSIGN_OR_RETURN(Manifest m, ReadManifest(*store_, loc.path, loc.size));
+    VersionInfo info;
+    info.version = loc.version;
+    if (m.has_timestamp()) {
+      info.timestamp_ms = m.timestamp().seconds() * 1000 + m.timestamp().nanos() / 1000000;
+    }
+    for (const DataFragment& f : m.fragments()) {
+      uint64_t deleted = f.has_deletion_file() ? f.deletion_file().num_deleted_rows() : 0;
+      if (deleted > f.physical_rows()) {
+        return Status::Corruption(loc.path + ": fragment " + std::to_string(f.id()) + " deletes more rows than it has");
+      }
+      info.num_rows += f.physical_rows() - deleted;
+    }
+    out.push_back(info);
+  }
+  return out;
+}
+
+Result<std::map<std::string, uint64_t>> DatasetImpl::ListTags() const {
+  std::string dir = JoinPath(root_, "_refs/tags");
+  std::map<std::string, uint64_t> out;
+  auto listed = store_->List(dir);
+  if (!listed.ok()) {
+    if (listed.status().IsNotFound()) return out;
+    return listed.status();
+  }
+  for (const io::ObjectInfo& info : *listed) {
+    std::string_view name = info.path;
+    if (info.is_dir || !name.ends_with(".json")) continue;
+    name.remove_suffix(5);
+    std::string path = JoinPath(dir, info.path);
+    ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, store_->OpenRead(path));
+    ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    constexpr uint64_t kMaxTagFile = 1 << 20;
+    if (size > kMaxTagFile) return Status::Corruption(path + ": tag file is implausibly large");
+    ASSIGN_OR_RETURN(BufferPtr bytes, file->ReadAt(0, size));
+    ASSIGN_OR_RETURN(TagContents tag, ParseTagJson(bytes->view(), path));
+    out[std::string(name)] = tag.version;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> DatasetImpl::Describe() const {
+  std::map<std::string, std::string> d;
+  d["uri"] = root_;
+  d["manifest"] = manifest_path_;
+  d["version"] = std::to_string(manifest_.version());
+  if (manifest_.has_timestamp()) {
+    d["timestamp_ms"] =
+        std::to_string(manifest_.timestamp().seconds() * 1000 + manifest_.timestamp().nanos() / 1000000);
+  }
+  if (manifest_.has_writer_version()) {
+    d["writer"] = manifest_.writer_version().library() + " " + manifest_.writer_version().version();
+  }
+  if (manifest_.has_data_format()) {
+    d["data_format"] = manifest_.data_format().file_format() + " " + manifest_.data_format().version();
+  }
+  d["reader_feature_flags"] = std::to_string(manifest_.reader_feature_flags());
+  d["writer_feature_flags"] = std::to_string(manifest_.writer_feature_flags());
+  d["stable_row_ids"] = stable_row_ids_ ? "true" : "false";
+  d["num_fragments"] = std::to_string(frags_.size());
+  d["num_rows"] = std::to_string(num_rows_);
+  uint64_t deleted = 0, files = 0;
+  for (const FragmentInfo& f : fragment_infos_) {
+    deleted += f.deleted_rows;
+    files += f.files.size();
+  }
+  d["num_deleted_rows"] = std::to_string(deleted);
+  d["num_data_files"] = std::to_string(files);
+  if (manifest_.has_max_fragment_id()) d["max_fragment_id"] = std::to_string(manifest_.max_fragment_id());
+  if (stable_row_ids_) d["next_row_id"] = std::to_string(manifest_.next_row_id());
+  if (!manifest_.transaction_file().empty()) d["transaction_file"] = manifest_.transaction_file();
+  if (!manifest_.tag().empty()) d["tag"] = manifest_.tag();
+  if (manifest_.has_branch()) d["branch"] = manifest_.branch();
+  for (const auto& [k, v] : manifest_.config()) d["config." + k] = v;
+  for (const auto& base : manifest_.base_paths()) {
+    d["base_path." + std::to_string(base.id())] = base.path() + (base.is_dataset_root() ? " (dataset root)" : "");
+  }
+  return d;
+}
+
+Result<DatasetImpl::Projection> DatasetImpl::Project(const std::vector<std::string>& columns, bool row_id,
+                                                     bool row_addr) const {
+  Projection p;
+  p.row_id = row_id;
+  p.row_addr = row_addr;
+  if (columns.empty()) {
+    p.fields.resize(read_schema_.fields.size());
+    std::iota(p.fields.begin(), p.fields.end(), 0);
+  }
+  for (const std::string& name : columns) {
+    if (name == kRowIdColumn) {
+      p.row_id = true;
+      continue;
+    }
+    if (name == kRowAddrColumn) {
+      p.row_addr = true;
+      continue;
+    }
+    int idx = read_schema_.FieldIndex(name);
+    if (idx < 0) return Status::NotFound(root_ + ": no column named '" + name + "'");
+    p.fields.push_back(idx);
+  }
+  p.schema.metadata = read_schema_.metadata;
+  for (int idx : p.fields) p.schema.fields.push_back(read_schema_.fields[idx]);
+  if (p.row_id) p.schema.fields.push_back(MakeField(kRowIdColumn, MakeType(TypeId::kUInt64), false));
+  if (p.row_addr) p.schema.fields.push_back(MakeField(kRowAddrColumn, MakeType(TypeId::kUInt64), false));
+  return p;
+}
+
+Result<std::shared_ptr<format::FileReader>> DatasetImpl::Reader(const FragmentState& frag, int file_idx) const {
+  const std::string& path = frag.file_paths[file_idx];
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = readers_.find(path);
+    if (it != readers_.end()) return it->second;
+  }
+  auto file = store_->OpenRead(path);
+  if (!file.ok()) {
+    return file.status().WithContext(manifest_path_ + ": data file of fragment " + std::to_string(frag.pb->id()));
+  }
+  std::shared_ptr<io::RandomAccessFile> shared(std::move(*file));
+  ASSIGN_OR_RETURN(std::unique_ptr<format::FileReader> reader,
+                   format::FileReader::Open(shared, frag.pb->files(file_idx).file_size_bytes()));
+  if (reader->num_rows() != frag.pb->physical_rows()) {
+    return Status::Corruption(path + ": data file has " + std::to_string(reader->num_rows()) + " rows but fragment " +
+                              std::to_string(frag.pb->id()) + " of " + manifest_path_ + " has " +
+                              std::to_string(frag.pb->physical_rows()));
+  }
+  std::shared_ptr<format::FileReader> out(std::move(reader));
+  std::lock_guard<std::mutex> lock(mu_);
+  return readers_.emplace(path, out).first->second;
+}
+
+Result<std::shared_ptr<const Roaring>> DatasetImpl::Deletions(size_t frag_idx) const {
+  const FragmentState& frag = frags_[frag_idx];
+  if (frag.deletion_path.empty()) return std::shared_ptr<const Roaring>();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = deletions_.find(frag_idx);
+    if (it != deletions_.end()) return it->second;
+  }
+  const auto& del = frag.pb->deletion_file();
+  ASSIGN_OR_RETURN(Roaring bitmap, ReadDeletionFile(*store_, frag.deletion_path, del.file_type(),
+                                                    frag.pb->physical_rows(), del.num_deleted_rows()));
+  auto shared = std::make_shared<const Roaring>(std::move(bitmap));
+  std::lock_guard<std::mutex> lock(mu_);
+  return deletions_.emplace(frag_idx, shared).first->second;
+}
+
+Result<std::pair<int, std::vector<int>>> DatasetImpl::PlanField(const FragmentState& frag, const Field& field) const {
+  std::vector<const Field*> leaves;
+  CollectLeaves(field, &leaves);
+  std::vector<int> cols(leaves.size(), -1);
+  int file = -1;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    auto it = frag.columns.find(leaves[i]->id);
+    if (it == frag.columns.end()) continue;
+    if (file >= 0 && it->second.first != file) {
+      return Status::NotSupported(manifest_path_ + ": field '" + field.name + "' of fragment " +
+                                  std::to_string(frag.pb->id()) + " is split over several data files");
+    }
+    file = it->second.first;
+    cols[i] = it->second.second;
+  }
+  return std::make_pair(file, std::move(cols));
+}
+
+Result<Array> DatasetImpl::ReadFieldRange(const FragmentState& frag, const Field& field, uint64_t begin,
+                                          uint64_t end) const {
+  ASSIGN_OR_RETURN(auto plan, PlanField(frag, field));
+  if (plan.first < 0) {
+    // Opening a data file checks the manifest's row count before we produce that many nulls.
+    if (!frag.file_paths.empty()) RETURN_IF_ERROR(Reader(frag, 0).status());
+    return MakeNullArray(field.type, static_cast<int64_t>(end - begin));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, plan.first));
+  return reader->ReadRange(field, plan.second, begin, end);
+}
+
+Result<Array> DatasetImpl::ReadFieldRows(const FragmentState& frag, const Field& field,
+                                         std::span<const uint64_t> rows) const {
+  ASSIGN_OR_RETURN(auto plan, PlanField(frag, field));
+  if (plan.first < 0) return MakeNullArray(field.type, static_cast<int64_t>(rows.size()));
+  ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, plan.first));
+  return reader->Take(field, plan.second, rows);
+}
+
+// `offsets` ascending, all live.
+Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Projection& proj,
+                                                  const std::vector<uint64_t>& offsets) const {
+  const FragmentState& frag = frags_[frag_idx];
+  RecordBatch batch;
+  batch.schema = proj.schema;
+  batch.num_rows = static_cast<int64_t>(offsets.size());
+  uint64_t first = offsets.front(), span = offsets.back() - first + 1;
+  bool contiguous = span == offsets.size();
+  // Dense selections decode the covering range and drop the deleted rows; sparse ones
+  // let the file reader fetch only the rows they need.
+  bool dense = offsets.size() * 2 >= span;
+  std::vector<int64_t> keep;
+  if (dense && !contiguous) {
+    keep.reserve(offsets.size());
+    for (uint64_t o : offsets) keep.push_back(static_cast<int64_t>(o - first));
+  }
+  for (int idx : proj.fields) {
+    const Field& field = read_schema_.fields[idx];
+    Array col;
+    if (dense) {
+      ASSIGN_OR_RETURN(col, ReadFieldRange(frag, field, first, first + span));
+      if (!contiguous) {
+        ASSIGN_OR_RETURN(col, TakeRows(col, keep));
+      }
+    } else {
+      ASSIGN_OR_RETURN(col, ReadFieldRows(frag, field, offsets));
+    }
+    if (col.length != batch.num_rows) {
+      return Status::Internal(manifest_path_ + ": column '" + field.name + "' of fragment " +
+                              std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) +
+                              " rows, " + std::to_string(batch.num_rows) + " expected");
+    }
+    batch.columns.push_back(std::move(col));
+  }
+  if (proj.row_id) {
+    std::vector<uint64_t> ids;
+    ids.reserve(offsets.size());
+    if (frag.row_ids) {
+      for (uint64_t o : offsets) ids.push_back(frag.row_ids->Get(o));
+    } else {
+      for (uint64_t o : offsets) ids.push_back(RowAddress(frag.pb->id(), o));
+    }
+    batch.columns.push_back(U64Array(std::move(ids)));
+  }
+  if (proj.row_addr) {
+    std::vector<uint64_t> addrs;
+    addrs.reserve(offsets.size());
+    for (uint64_t o : offsets) addrs.push_back(RowAddress(frag.pb->id(), o));
+    batch.columns.push_back(U64Array(std::move(addrs)));
+  }
+  return batch;
+}
+
+Result<std::vector<RecordBatch>> DatasetImpl::Scan(const ScanOptions& options) const {
+  if (options.batch_size == 0) return Status::InvalidArgument("scan batch_size must be at least 1");
+  ASSIGN_OR_RETURN(Projection proj, Project(options.columns, options.with_row_id, options.with_row_addr));
+  std::vector<RecordBatch> out;
+  uint64_t remaining = options.limit.value_or(std::numeric_limits<uint64_t>::max());
+  for (size_t frag_idx = 0; frag_idx < frags_.size() && remaining > 0; ++frag_idx) {
+    const FragmentState& frag = frags_[frag_idx];
+    uint64_t physical = frag.pb->physical_rows();
+    ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(frag_idx));
+    uint64_t pos = 0;
+    while (pos < physical && remaining > 0) {
+      uint64_t want = std::min(options.batch_size, remaining);
+      std::vector<uint64_t> offsets;
+      offsets.reserve(static_cast<size_t>(std::min(want, physical - pos)));
+      while (pos < physical && offsets.size() < want) {
+        if (!deleted || !deleted->contains(static_cast<uint32_t>(pos))) offsets.push_back(pos);
+        ++pos;
+      }
+      if (offsets.empty()) break;
+      ASSIGN_OR_RETURN(RecordBatch batch, ReadFragmentRows(frag_idx, proj, offsets));
+      remaining -= offsets.size();
+      out.push_back(std::move(batch));
+    }
+  }
+  return out;
+}
+
+Result<std::pair<size_t, uint64_t>> DatasetImpl::LocateAddress(uint64_t address) const {
+  uint64_t frag_id = address >> 32, offset = address & 0xFFFFFFFFu;
+  auto it = frag_index_.find(frag_id);
+  if (it == frag_index_.end()) {
+    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " names fragment " +
+                            std::to_string(frag_id) + ", which is not in version " +
+                            std::to_string(manifest_.version()));
+  }
+  const FragmentState& frag = frags_[it->second];
+  if (offset >= frag.pb->physical_rows()) {
+    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " is past the " +
+                            std::to_string(frag.pb->physical_rows()) + " rows of fragment " +
+                            std::to_string(frag_id));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(it->second));
+  if (deleted && deleted->contains(static_cast<uint32_t>(offset))) {
+    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " (fragment " +
+                            std::to_string(frag_id) + " offset " + std::to_string(offset) + ") is deleted");
+  }
+  return std::make_pair(it->second, offset);
+}
+
+Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const std::span<const uint64_t>* row_ids,
+                                      const std::vector<std::string>& columns) const {
+  ASSIGN_OR_RETURN(Projection proj, Project(columns, false, false));
+  // Group by fragment, keeping for each request its position in the output.
+  std::map<size_t, std::pair<std::vector<uint64_t>, std::vector<size_t>>> groups;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    ASSIGN_OR_RETURN(auto loc, LocateAddress(addresses[i]));
+    auto& g = groups[loc.first];
+    g.first.push_back(loc.second);
+    g.second.push_back(i);
+  }
+  RecordBatch batch;
+  batch.schema = proj.schema;
+  batch.num_rows = static_cast<int64_t>(addresses.size());
+  // Concatenated per-fragment results hold output row `order[k]` at position k.
+  std::vector<size_t> order;
+  for (auto& [frag_idx, g] : groups) order.insert(order.end(), g.second.begin(), g.second.end());
+  std::vector<int64_t> inverse(order.size());
+  for (size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<int64_t>(k);
+  for (int idx : proj.fields) {
+    const Field& field = read_schema_.fields[idx];
+    std::vector<Array> parts;
+    for (auto& [frag_idx, g] : groups) {
+      ASSIGN_OR_RETURN(Array part, ReadFieldRows(frags_[frag_idx], field, g.first));
+      parts.push_back(std::move(part));
+    }
+    Array col;
+    if (parts.empty()) {
+      ASSIGN_OR_RETURN(col, MakeNullArray(field.type, 0));
+    } else {
+      if (parts.size() == 1) {
+        col = std::move(parts[0]);
+      } else {
+        ASSIGN_OR_RETURN(col, Concatenate(parts));
+      }
+      ASSIGN_OR_RETURN(col, TakeRows(col, inverse));
+    }
+    batch.columns.push_back(std::move(col));
+  }
+  if (proj.row_id) {
+    if (row_ids != nullptr) {
+      batch.columns.push_back(U64Array(std::vector<uint64_t>(row_ids->begin(), row_ids->end())));
+    } else {
+      std::vector<uint64_t> ids(addresses.size());
+      for (auto& [frag_idx, g] : groups) {
+        const FragmentState& frag = frags_[frag_idx];
+        for (size_t k = 0; k < g.first.size(); ++k) {
+          ids[g.second[k]] = frag.row_ids ? frag.row_ids->Get(g.first[k]) : addresses[g.second[k]];
+        }
+      }
+      batch.columns.push_back(U64Array(std::move(ids)));
+    }
+  }
+  if (proj.row_addr) batch.columns.push_back(U64Array(std::vector<uint64_t>(addresses.begin(), addresses.end())));
+  return batch;
+}
+
+Result<std::vector<uint64_t>> DatasetImpl::RowIdsToAddresses(std::span<const uint64_t> row_ids) const {
+  std::vector<uint64_t> out;
+  out.reserve(row_ids.size());
+  if (!stable_row_ids_) {
+    for (uint64_t id : row_ids) {
+      RETURN_IF_ERROR(LocateAddress(id).status());
+      out.push_back(id);
+    }
+    return out;
+  }
+  std::vector<uint64_t> positions;
+  for (uint64_t id : row_ids) {
+    std::optional<uint64_t> found;
+    for (size_t frag_idx = 0; frag_idx < frags_.size() && !found; ++frag_idx) {
+      const FragmentState& frag = frags_[frag_idx];
+      positions.clear();
+      frag.row_ids->Find(id, &positions);
+      if (positions.empty()) continue;
+      ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(frag_idx));
+      for (uint64_t p : positions) {
+        if (!deleted || !deleted->contains(static_cast<uint32_t>(p))) {
+          found = RowAddress(frag.pb->id(), p);
+          break;
+        }
+      }
+    }
+    if (!found) {
+      return Status::NotFound(root_ + ": row id " + std::to_string(id) + " is not a live row of version " +
+                              std::to_string(manifest_.version()));
+    }
+    out.push_back(*found);
+  }
+  return out;
+}
+
+Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::string& column,
+                                                                     std::span<const uint64_t> row_ids) const {
+  // Walk the dotted path through structs, remembering child indexes.
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t dot = column.find('.', start);
+    parts.push_back(column.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  int top = schema_.FieldIndex(parts[0]);
+  if (top < 0) return Status::NotFound(root_ + ": no column named '" + parts[0] + "'");
+  const Field* logical = &schema_.fields[top];
+  std::vector<int> path;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (logical->type.id != TypeId::kStruct || IsBlobV2Field(*logical)) {
+      return Status::NotSupported(root_ + ": blob column path '" + column + "' expects a struct before '" + parts[i] +
+                                  "' but '" + logical->name + "' is " + logical->type.ToString());
+    }
+    int found = -1;
+    for (size_t c = 0; c < logical->type.children.size(); ++c) {
+      if (logical->type.children[c].name == parts[i]) found = static_cast<int>(c);
+    }
+    if (found < 0) return Status::NotFound(root_ + ": no column named '" + column + "'");
+    path.push_back(found);
+    logical = &logical->type.children[found];
+  }
+  if (!IsBlobV2Field(*logical)) {
+    return Status::InvalidArgument(root_ + ": column '" + column + "' is not a blob v2 column");
+  }
+  const Field& top_read = read_schema_.fields[top];
+  ASSIGN_OR_RETURN(std::vector<uint64_t> addresses, RowIdsToAddresses(row_ids));
+
+  struct Pending {
+    size_t out;
+    BlobLocation loc;
+  };
+  std::vector<std::optional<BufferPtr>> out(row_ids.size());
+  std::map<std::string, std::vector<Pending>> by_object;
+  std::map<size_t, std::pair<std::vector<uint64_t>, std::vector<size_t>>> groups;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    ASSIGN_OR_RETURN(auto loc, LocateAddress(addresses[i]));
+    groups[loc.first].first.push_back(loc.second);
+    groups[loc.first].second.push_back(i);
+  }
+  for (auto& [frag_idx, g] : groups) {
+    const FragmentState& frag = frags_[frag_idx];
+    auto it = frag.columns.find(logical->id);
+    if (it == frag.columns.end()) continue;  // column added later: every row is null
+    int file_idx = it->second.first;
+    // Read only the blob's own column: the other leaves of an enclosing struct are -1.
+    std::vector<const Field*> leaves;
+    CollectLeaves(top_read, &leaves);
+    std::vector<int> cols(leaves.size(), -1);
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      if (leaves[l]->id == logical->id) cols[l] = it->second.second;
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, file_idx));
+    ASSIGN_OR_RETURN(Array arr, reader->Take(top_read, cols, g.first));
+    if (arr.length != static_cast<int64_t>(g.first.size())) {
+      return Status::Internal(frag.file_paths[file_idx] + ": blob column decoded the wrong number of rows");
+    }
+    const std::string& data_file = frag.file_paths[file_idx];
+    for (size_t k = 0; k < g.first.size(); ++k) {
+      // Descend to the descriptor, honouring the parents' validity and offsets.
+      const Array* a = &arr;
+      int64_t row = static_cast<int64_t>(k);
+      bool valid = a->IsValid(row);
+      for (int child : path) {
+        if (!valid) break;
+        row += a->offset;
+        if (child >= static_cast<int>(a->children.size())) {
+          return Status::Internal(data_file + ": decoded struct lacks child " + std::to_string(child));
+        }
+        a = &a->children[child];
+        valid = a->IsValid(row);
+      }
+      if (!valid) continue;
+      if (a->type.id != TypeId::kStruct || a->children.size() != 5) {
+        return Status::Corruption(data_file + ": blob column '" + column + "' did not decode as a descriptor struct");
+      }
+      int64_t r = row + a->offset;
+      const Array& kind = a->children[0];
+      const Array& position = a->children[1];
+      const Array& size = a->children[2];
+      const Array& blob_id = a->children[3];
+      const Array& uri = a->children[4];
+      if (kind.IsNull(r)) continue;  // a null kind is a null blob (blob.md)
+      BlobDescriptor desc;
+      desc.kind = kind.values<uint8_t>()[r];
+      desc.position = position.values<uint64_t>()[r];
+      desc.size = size.values<uint64_t>()[r];
+      desc.blob_id = blob_id.values<uint32_t>()[r];
+      desc.uri = uri.IsValid(r) ? uri.GetView(r) : std::string_view();
+      ASSIGN_OR_RETURN(BlobLocation loc, ResolveBlob(desc, data_file, frag.file_dirs[file_idx], manifest_));
+      if (!loc.to_end && loc.length == 0) {
+        out[g.second[k]] = BufferPtr(Buffer::Empty());
+        continue;
+      }
+      by_object[loc.object].push_back({g.second[k], std::move(loc)});
+    }
+  }
+  for (auto& [object, pending] : by_object) {
+    auto file = store_->OpenRead(object);
+    if (!file.ok()) {
+      return file.status().WithContext(root_ + ": blob column '" + column + "'");
+    }
+    ASSIGN_OR_RETURN(uint64_t object_size, (*file)->Size());
+    std::vector<io::ByteRange> ranges;
+    ranges.reserve(pending.size());
+    for (Pending& p : pending) {
+      if (p.loc.to_end) {
+        if (p.loc.offset > object_size) {
+          return Status::Corruption(object + ": external blob starts at " + std::to_string(p.loc.offset) +
+                                    ", past the end of the " + std::to_string(object_size) + "-byte object");
+        }
+        p.loc.length = object_size - p.loc.offset;
+      }
+      if (p.loc.offset > object_size || p.loc.length > object_size - p.loc.offset) {
+        return Status::Corruption(object + ": blob descriptor range [" + std::to_string(p.loc.offset) + ", " +
+                                  std::to_string(p.loc.offset) + "+" + std::to_string(p.loc.length) +
+                                  ") is past the end of the " + std::to_string(object_size) + "-byte object");
+      }
+      ranges.push_back({p.loc.offset, p.loc.length});
+    }
+    ASSIGN_OR_RETURN(std::vector<BufferPtr> bufs, (*file)->ReadMany(ranges));
+    for (size_t i = 0; i < pending.size(); ++i) out[pending[i].out] = std::move(bufs[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store, const std::string& root,
+                                               const OpenOptions& options) {
+  if (!store) return Status::InvalidArgument("Dataset::Open needs an object store");
+  return DatasetImpl::Make(std::move(store), root, options);
+}
+
+Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
+  ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(uri, uri));
+  if (path.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
+  return DatasetImpl::Make(io::LocalFileSystem(), path, options);
+}
+
+}  // namespace lancet::table

@@ -1,0 +1,83 @@
+#include "table/table_test_util.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "table/manifest.h"
+
+namespace lancet::table::testing {
+
+std::string CorpusDir() {
+  const char* env = std::getenv("LANCET_CORPUS_DIR");
+  return env != nullptr && *env != '\0' ? env : "/tmp/corpus";
+}
+
+bool HasCorpusDataset(const std::string& name) {
+  std::error_code ec;
+  return std::filesystem::is_directory(CorpusDir() + "/data/" + name + ".lance", ec) &&
+         std::filesystem::is_regular_file(CorpusDir() + "/expected/" + name + ".json", ec);
+}
+
+std::vector<uint8_t> EncodeManifestFile(const lance::table::Manifest& manifest, const std::vector<uint8_t>& prefix) {
+  std::string body = manifest.SerializeAsString();
+  std::vector<uint8_t> out(prefix);
+  int64_t pos = static_cast<int64_t>(out.size());
+  uint32_t len = static_cast<uint32_t>(body.size());
+  const auto* lp = reinterpret_cast<const uint8_t*>(&len);
+  out.insert(out.end(), lp, lp + 4);
+  out.insert(out.end(), body.begin(), body.end());
+  const auto* pp = reinterpret_cast<const uint8_t*>(&pos);
+  out.insert(out.end(), pp, pp + 8);
+  uint16_t major = 0, minor = 2;
+  const auto* mj = reinterpret_cast<const uint8_t*>(&major);
+  const auto* mn = reinterpret_cast<const uint8_t*>(&minor);
+  out.insert(out.end(), mj, mj + 2);
+  out.insert(out.end(), mn, mn + 2);
+  const char* magic = "LANC";
+  out.insert(out.end(), magic, magic + 4);
+  return out;
+}
+
+Status PutManifest(io::ObjectStore& store, const std::string& root, const lance::table::Manifest& manifest,
+                   bool v2_naming) {
+  std::string name = v2_naming ? ManifestFileNameV2(manifest.version()) : ManifestFileNameV1(manifest.version());
+  std::vector<uint8_t> bytes = EncodeManifestFile(manifest);
+  return store.Put(JoinPath(root, "_versions/" + name), bytes);
+}
+
+lance::table::Manifest MinimalManifest(uint64_t version) {
+  lance::table::Manifest m;
+  m.set_version(version);
+  auto* f = m.add_fields();
+  f->set_name("id");
+  f->set_id(0);
+  f->set_parent_id(-1);
+  f->set_logical_type("int64");
+  m.mutable_data_format()->set_file_format("lance");
+  m.mutable_data_format()->set_version("2.2");
+  return m;
+}
+
+Result<std::vector<uint8_t>> ReadLocalFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+Status CopyDirToStore(const std::string& dir, io::ObjectStore& store, const std::string& root) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    std::string rel = std::filesystem::relative(it->path(), dir).generic_string();
+    ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadLocalFile(it->path().string()));
+    RETURN_IF_ERROR(store.Put(JoinPath(root, rel), bytes));
+  }
+  if (ec) return Status::IOError(dir + ": " + ec.message());
+  return Status::OK();
+}
+
+}  // namespace lancet::table::testing

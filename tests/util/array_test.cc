@@ -1,0 +1,301 @@
+#include "lancet/array.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "util/array_builder.h"
+#include "util/array_test_util.h"
+#include "util/bit_util.h"
+#include "util/test_macros.h"
+
+namespace lancet {
+namespace {
+
+using testing::SampleArrays;
+using testing::Slice;
+
+std::vector<int64_t> Range(int64_t begin, int64_t end) {
+  std::vector<int64_t> v(static_cast<size_t>(end - begin));
+  std::iota(v.begin(), v.end(), begin);
+  return v;
+}
+
+TEST(BitUtilTest, CountSetBitsMatchesNaive) {
+  std::vector<uint8_t> bits(40);
+  for (size_t i = 0; i < bits.size(); ++i) bits[i] = static_cast<uint8_t>(i * 37 + 11);
+  for (int64_t off : {0, 1, 7, 8, 13}) {
+    for (int64_t len : {0, 1, 5, 64, 65, 200, 300 - 13}) {
+      int64_t naive = 0;
+      for (int64_t i = off; i < off + len; ++i) naive += bit_util::GetBit(bits.data(), i);
+      EXPECT_EQ(bit_util::CountSetBits(bits.data(), off, len), naive) << off << " " << len;
+    }
+  }
+}
+
+TEST(BitUtilTest, BuilderAndCopy) {
+  bit_util::BitmapBuilder b;
+  for (int i = 0; i < 20; ++i) b.Append(i % 3 == 0);
+  b.AppendN(false, 5);
+  EXPECT_EQ(b.length(), 25);
+  EXPECT_EQ(b.false_count(), 25 - 7);
+  auto buf = b.Finish();
+  ASSERT_EQ(buf->size(), 4u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(bit_util::GetBit(buf->data(), i), i % 3 == 0);
+  std::vector<uint8_t> dst(4, 0xff);
+  bit_util::CopyBits(buf->data(), 1, 19, dst.data(), 3);
+  for (int i = 0; i < 19; ++i) EXPECT_EQ(bit_util::GetBit(dst.data(), 3 + i), (i + 1) % 3 == 0);
+  EXPECT_TRUE(bit_util::GetBit(dst.data(), 2));  // untouched
+  EXPECT_EQ(bit_util::BytesForBits(0), 0);
+  EXPECT_EQ(bit_util::BytesForBits(9), 2);
+}
+
+TEST(ArrayTest, SamplesValidateAndEqualThemselves) {
+  for (const auto& [name, a] : SampleArrays()) {
+    SCOPED_TRACE(name);
+    EXPECT_OK(a.Validate());
+    EXPECT_TRUE(ArraysEqual(a, a));
+  }
+}
+
+TEST(ArrayTest, ConcatenateAndTakeRoundTrip) {
+  for (const auto& [name, a] : SampleArrays()) {
+    SCOPED_TRACE(name);
+    const int64_t n = a.length;
+    ASSERT_OK_AND_ASSIGN(Array c, Concatenate({a, a}));
+    ASSERT_OK(c.Validate());
+    EXPECT_EQ(c.length, 2 * n);
+    EXPECT_EQ(c.null_count, 2 * a.null_count);
+    ASSERT_OK_AND_ASSIGN(Array second, TakeRows(c, Range(n, 2 * n)));
+    ASSERT_OK(second.Validate());
+    EXPECT_TRUE(ArraysEqual(second, a));
+
+    std::vector<int64_t> reversed = Range(0, n);
+    std::reverse(reversed.begin(), reversed.end());
+    ASSERT_OK_AND_ASSIGN(Array rev, TakeRows(a, reversed));
+    ASSERT_OK(rev.Validate());
+    if (n > 1 && a.null_count != n) {
+      EXPECT_FALSE(ArraysEqual(rev, a)) << "samples are not palindromes";
+    }
+    ASSERT_OK_AND_ASSIGN(Array back, TakeRows(rev, reversed));
+    EXPECT_TRUE(ArraysEqual(back, a));
+
+    ASSERT_OK_AND_ASSIGN(Array repeated, TakeRows(a, {1, 1, 0, 1}));
+    ASSERT_OK(repeated.Validate());
+    EXPECT_EQ(repeated.length, 4);
+
+    ASSERT_OK_AND_ASSIGN(Array none, TakeRows(a, {}));
+    ASSERT_OK(none.Validate());
+    EXPECT_EQ(none.length, 0);
+
+    EXPECT_EQ(TakeRows(a, {n}).status().code(), StatusCode::kOutOfRange);
+    EXPECT_EQ(TakeRows(a, {-1}).status().code(), StatusCode::kOutOfRange);
+  }
+}
+
+TEST(ArrayTest, OffsetsAreRespected) {
+  for (const auto& [name, a] : SampleArrays()) {
+    SCOPED_TRACE(name);
+    const int64_t n = a.length;
+    Array s = Slice(a, 1, n - 2);
+    ASSERT_OK(s.Validate());
+    ASSERT_OK_AND_ASSIGN(Array taken, TakeRows(a, Range(1, n - 1)));
+    EXPECT_TRUE(ArraysEqual(s, taken));
+    EXPECT_TRUE(ArraysEqual(taken, s));
+    ASSERT_OK_AND_ASSIGN(Array flat, Concatenate({s}));
+    EXPECT_EQ(flat.offset, 0);
+    ASSERT_OK(flat.Validate());
+    EXPECT_TRUE(ArraysEqual(flat, s));
+    ASSERT_OK_AND_ASSIGN(Array two, Concatenate({s, Slice(a, 0, 1)}));
+    ASSERT_OK(two.Validate());
+    std::vector<int64_t> idx = Range(1, n - 1);
+    idx.push_back(0);
+    ASSERT_OK_AND_ASSIGN(Array expected, TakeRows(a, idx));
+    EXPECT_TRUE(ArraysEqual(two, expected));
+    ASSERT_OK_AND_ASSIGN(Array from_slice, TakeRows(s, {0, n - 3}));
+    ASSERT_OK_AND_ASSIGN(Array from_full, TakeRows(a, {1, n - 2}));
+    EXPECT_TRUE(ArraysEqual(from_slice, from_full));
+  }
+}
+
+TEST(ArrayTest, MakeNullArrayEveryType) {
+  for (const auto& [name, a] : SampleArrays()) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(Array nulls, MakeNullArray(a.type, 6));
+    ASSERT_OK(nulls.Validate());
+    EXPECT_EQ(nulls.length, 6);
+    EXPECT_EQ(nulls.null_count, 6);
+    for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(nulls.IsNull(i));
+    ASSERT_OK_AND_ASSIGN(Array mixed, Concatenate({a, nulls}));
+    ASSERT_OK(mixed.Validate());
+    ASSERT_OK_AND_ASSIGN(Array empty, MakeNullArray(a.type, 0));
+    ASSERT_OK(empty.Validate());
+  }
+}
+
+TEST(ArrayTest, MakeNullArrayLayouts) {
+  DataType list = ListOf(MakeField("item", MakeType(TypeId::kInt32)));
+  ASSERT_OK_AND_ASSIGN(Array l, MakeNullArray(list, 3));
+  ASSERT_EQ(l.buffers.size(), 2u);
+  EXPECT_EQ(l.buffers[1]->size(), 16u);
+  EXPECT_EQ(l.children[0].length, 0);
+  EXPECT_EQ(l.ListRange(2), std::make_pair(int64_t{0}, int64_t{0}));
+
+  DataType fsl = FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat64)), 4);
+  ASSERT_OK_AND_ASSIGN(Array f, MakeNullArray(fsl, 3));
+  EXPECT_EQ(f.children[0].length, 12);
+  EXPECT_GE(f.children[0].buffers[1]->size(), 96u);
+
+  ASSERT_OK_AND_ASSIGN(Array s, MakeNullArray(StructOf({MakeField("a", MakeType(TypeId::kBool))}), 9));
+  EXPECT_EQ(s.children[0].length, 9);
+  EXPECT_EQ(s.buffers[0]->size(), 2u);
+
+  EXPECT_FALSE(MakeNullArray(MakeType(TypeId::kInt32), -1).ok());
+  DataType huge = MakeType(TypeId::kFixedSizeBinary);
+  huge.byte_width = std::numeric_limits<int32_t>::max();
+  EXPECT_FALSE(MakeNullArray(huge, int64_t{1} << 40).ok());
+}
+
+TEST(ArraysEqualTest, FloatsAndHiddenValues) {
+  const double nan = std::nan("");
+  ASSERT_OK_AND_ASSIGN(Array a, ArrayFromVector<double>(MakeType(TypeId::kFloat64), {nan, 1, 7}, {true, true, false}));
+  ASSERT_OK_AND_ASSIGN(Array b, ArrayFromVector<double>(MakeType(TypeId::kFloat64), {-nan, 1, 8}, {true, true, false}));
+  EXPECT_TRUE(ArraysEqual(a, b));  // NaNs match, values under nulls are ignored
+  ASSERT_OK_AND_ASSIGN(Array z, ArrayFromVector<double>(MakeType(TypeId::kFloat64), {0.0}));
+  ASSERT_OK_AND_ASSIGN(Array nz, ArrayFromVector<double>(MakeType(TypeId::kFloat64), {-0.0}));
+  EXPECT_FALSE(ArraysEqual(z, nz));  // bitwise comparison
+  ASSERT_OK_AND_ASSIGN(Array c, ArrayFromVector<double>(MakeType(TypeId::kFloat64), {nan, 1, 7}));
+  EXPECT_FALSE(ArraysEqual(a, c));  // validity differs
+  ASSERT_OK_AND_ASSIGN(Array i, ArrayFromVector<int64_t>(MakeType(TypeId::kInt64), {1, 1, 1}));
+  EXPECT_FALSE(ArraysEqual(a, i));  // type differs
+}
+
+TEST(ArraysEqualTest, NestedDifferences) {
+  Array items = StringArray({"a", "b", "c"});
+  Array items2 = StringArray({"a", "x", "c"});
+  DataType t = ListOf(MakeField("item", items.type));
+  ASSERT_OK_AND_ASSIGN(Array l1, MakeListArray(t, {0, 1, 3}, items));
+  ASSERT_OK_AND_ASSIGN(Array l2, MakeListArray(t, {0, 1, 3}, items2));
+  ASSERT_OK_AND_ASSIGN(Array l3, MakeListArray(t, {0, 2, 3}, items));
+  ASSERT_OK_AND_ASSIGN(Array l4, MakeListArray(t, {0, 1, 3}, items2, {true, false}));
+  ASSERT_OK_AND_ASSIGN(Array l5, MakeListArray(t, {0, 1, 3}, items, {true, false}));
+  EXPECT_FALSE(ArraysEqual(l1, l2));
+  EXPECT_FALSE(ArraysEqual(l1, l3));
+  EXPECT_TRUE(ArraysEqual(l4, l5));  // difference hidden under a null list
+}
+
+TEST(ArraysEqualTest, DictionariesCompareDecodedValues) {
+  ASSERT_OK_AND_ASSIGN(Array i1, ArrayFromVector<int8_t>(MakeType(TypeId::kInt8), {0, 1, 0}));
+  ASSERT_OK_AND_ASSIGN(Array i2, ArrayFromVector<int8_t>(MakeType(TypeId::kInt8), {1, 0, 1}));
+  ASSERT_OK_AND_ASSIGN(Array d1, MakeDictionaryArray(i1, StringArray({"x", "y"})));
+  ASSERT_OK_AND_ASSIGN(Array d2, MakeDictionaryArray(i2, StringArray({"y", "x"})));
+  EXPECT_TRUE(ArraysEqual(d1, d2));
+  EXPECT_EQ(Concatenate({d1, d2}).status().code(), StatusCode::kNotSupported);
+  ASSERT_OK_AND_ASSIGN(Array same, Concatenate({d1, d1}));
+  EXPECT_EQ(same.length, 6);
+}
+
+TEST(ConcatenateTest, Errors) {
+  EXPECT_TRUE(Concatenate({}).status().IsInvalidArgument());
+  ASSERT_OK_AND_ASSIGN(Array a, ArrayFromVector<int32_t>(MakeType(TypeId::kInt32), {1}));
+  EXPECT_TRUE(Concatenate({a, StringArray({"x"})}).status().IsInvalidArgument());
+}
+
+// Builds a well-formed array then breaks one thing at a time.
+class ValidateTest : public ::testing::Test {
+ protected:
+  static std::shared_ptr<Buffer> Int32s(std::vector<int32_t> v) {
+    return Buffer::Copy(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4));
+  }
+  static void ExpectCorrupt(const Array& a, const char* why) {
+    Status st = a.Validate();
+    EXPECT_TRUE(st.IsCorruption()) << why << ": " << st.ToString();
+  }
+};
+
+TEST_F(ValidateTest, CatchesBrokenLayouts) {
+  Array s = StringArray({"ab", std::nullopt, "c"});
+  ASSERT_OK(s.Validate());
+
+  Array bad = s;
+  bad.buffers[1] = Int32s({0, 2, 1, 3});
+  ExpectCorrupt(bad, "offsets decrease");
+  bad = s;
+  bad.buffers[1] = Int32s({0, 2, 2, 9});
+  ExpectCorrupt(bad, "offset past data");
+  bad = s;
+  bad.buffers[1] = Int32s({-1, 2, 2, 3});
+  ExpectCorrupt(bad, "negative offset");
+  bad = s;
+  bad.buffers[1] = Int32s({0, 2});
+  ExpectCorrupt(bad, "short offsets");
+  bad = s;
+  bad.null_count = 0;
+  ExpectCorrupt(bad, "null_count mismatch");
+  bad = s;
+  bad.buffers.pop_back();
+  ExpectCorrupt(bad, "buffer count");
+  bad = s;
+  bad.length = -1;
+  ExpectCorrupt(bad, "negative length");
+  bad = s;
+  bad.offset = 1;
+  ExpectCorrupt(bad, "offset past end");
+
+  ASSERT_OK_AND_ASSIGN(Array ints, ArrayFromVector<int32_t>(MakeType(TypeId::kInt32), {1, 2, 3}));
+  bad = ints;
+  bad.length = 4;
+  ExpectCorrupt(bad, "values too short");
+  bad = ints;
+  bad.buffers[1] = nullptr;
+  ExpectCorrupt(bad, "values missing");
+  bad = ints;
+  bad.null_count = 1;
+  ExpectCorrupt(bad, "null_count without bitmap");
+
+  ASSERT_OK_AND_ASSIGN(Array st, MakeStructArray({"a"}, 3, {ints}));
+  bad = st;
+  bad.length = 4;
+  ExpectCorrupt(bad, "struct child too short");
+  bad = st;
+  bad.children[0] = StringArray({"a", "b", "c"});
+  ExpectCorrupt(bad, "struct child type");
+  bad = st;
+  bad.children.clear();
+  ExpectCorrupt(bad, "missing child");
+
+  ASSERT_OK_AND_ASSIGN(Array list, MakeListArray(ListOf(MakeField("item", ints.type)), {0, 1, 3}, ints));
+  bad = list;
+  bad.buffers[1] = Int32s({0, 1, 4});
+  ExpectCorrupt(bad, "list offset past child");
+  bad = list;
+  bad.children[0].buffers[1] = Int32s({1});
+  EXPECT_FALSE(bad.Validate().ok()) << "child errors propagate";
+
+  ASSERT_OK_AND_ASSIGN(Array fsl, MakeFixedSizeListArray(FixedSizeListOf(MakeField("item", ints.type), 1), 3, ints));
+  bad = fsl;
+  bad.type.list_size = 2;
+  bad.type.children[0] = MakeField("item", ints.type);
+  ExpectCorrupt(bad, "fsl child too short");
+
+  ASSERT_OK_AND_ASSIGN(Array idx, ArrayFromVector<int8_t>(MakeType(TypeId::kInt8), {0, 1, 5}, {true, true, false}));
+  ASSERT_OK_AND_ASSIGN(Array dict, MakeDictionaryArray(idx, StringArray({"x", "y"})));  // index 5 hidden by null
+  ASSERT_OK_AND_ASSIGN(Array idx2, ArrayFromVector<int8_t>(MakeType(TypeId::kInt8), {0, 1, 5}));
+  EXPECT_FALSE(MakeDictionaryArray(idx2, StringArray({"x", "y"})).ok());
+  bad = dict;
+  bad.dictionary = nullptr;
+  ExpectCorrupt(bad, "missing dictionary");
+
+  Array nulls;
+  nulls.type = MakeType(TypeId::kNull);
+  nulls.length = 3;
+  nulls.null_count = 3;
+  ASSERT_OK(nulls.Validate());
+  nulls.null_count = 0;
+  ExpectCorrupt(nulls, "null type null_count");
+}
+
+}  // namespace
+}  // namespace lancet

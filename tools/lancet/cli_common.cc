@@ -1,0 +1,81 @@
+#include "lancet/cli_common.h"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <cstdio>
+
+namespace lancet::cli {
+
+int ReportError(const Status& status, const std::string& context) {
+  std::string message = status.message();
+  if (message.empty()) message = status.ToString();
+  if (!context.empty() && message.find(context) == std::string::npos) message = context + ": " + message;
+  std::fprintf(stderr, "lancet: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+int ReportUsage(const std::string& message) {
+  std::fprintf(stderr, "lancet: %s\nRun 'lancet --help' (or 'lancet COMMAND --help') for usage.\n", message.c_str());
+  return kExitUsage;
+}
+
+void VersionSelector::AddOptions(CLI::App& app) {
+  auto* v = app.add_option("--version", version, "Read this version instead of the latest");
+  auto* t = app.add_option("--tag", tag, "Read the version this tag points at");
+  v->excludes(t);
+}
+
+Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, const VersionSelector& selector) {
+  table::OpenOptions options;
+  options.version = selector.version;
+  options.tag = selector.tag;
+  auto ds = table::Dataset::Open(path, options);
+  if (!ds.ok()) {
+    std::string what = "cannot open dataset " + path;
+    if (selector.version) what += " at version " + std::to_string(*selector.version);
+    if (selector.tag) what += " at tag '" + *selector.tag + "'";
+    return Status(ds.status().code(), what + ": " + ds.status().message());
+  }
+  return ds;
+}
+
+Status CheckColumns(const Schema& schema, const std::vector<std::string>& columns) {
+  for (const std::string& c : columns) {
+    if (schema.FieldIndex(c) >= 0) continue;
+    std::string known;
+    for (const Field& f : schema.fields) known += (known.empty() ? "" : ", ") + f.name;
+    return Status::InvalidArgument("no column named '" + c + "' (columns: " + (known.empty() ? "none" : known) + ")");
+  }
+  return Status::OK();
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string item = list.substr(start, comma - start);
+    const size_t b = item.find_first_not_of(" \t");
+    const size_t e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> ParseU64List(const std::string& list) {
+  std::vector<uint64_t> out;
+  for (const std::string& item : SplitList(list)) {
+    uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || ptr != item.data() + item.size()) {
+      return Status::InvalidArgument("'" + item + "' is not a row id (an unsigned integer)");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace lancet::cli

@@ -1,0 +1,58 @@
+// Helpers shared by the lancet subcommands: exit codes, error reporting, opening.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lancet/result.h"
+#include "lancet/table/dataset.h"
+
+namespace CLI {
+class App;
+}
+
+
+namespace lancet::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+/// BSD sysexits EX_USAGE, what the peer scripts use for bad command lines too.
+inline constexpr int kExitUsage = 64;
+
+/// A subcommand: its CLI11 node and the function that runs it once parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+/// Prints "lancet: <context>: <message>" to stderr and returns kExitFailure. The
+/// context (usually the dataset path) is left out when the message already names it.
+int ReportError(const Status& status, const std::string& context = {});
+/// Prints "lancet: <message>" plus a --help hint to stderr and returns kExitUsage.
+int ReportUsage(const std::string& message);
+
+/// Which version of a dataset a command reads.
+struct VersionSelector {
+  std::optional<uint64_t> version;
+  std::optional<std::string> tag;
+  /// Adds --version N and --tag NAME to `app`, mutually exclusive.
+  void AddOptions(CLI::App& app);
+};
+
+/// Opens `path` at the selected version.
+Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, const VersionSelector& selector);
+
+/// InvalidArgument naming the first of `columns` that is not a top-level field of
+/// `schema`, with the list of fields there are.
+Status CheckColumns(const Schema& schema, const std::vector<std::string>& columns);
+
+/// Splits "a,b,,c" into {"a","b","c"}.
+std::vector<std::string> SplitList(const std::string& list);
+/// Parses "1,5,9" (decimal u64s, spaces allowed) or reports which item is bad.
+Result<std::vector<uint64_t>> ParseU64List(const std::string& list);
+
+}  // namespace lancet::cli

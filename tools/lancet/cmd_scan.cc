@@ -1,0 +1,147 @@
+// `lancet scan` and `lancet take`: rows of a dataset as a table, JSON Lines or CSV.
+#include <map>
+
+#include "lancet/commands.h"
+#include "lancet/render.h"
+
+namespace lancet::cli {
+namespace {
+
+const std::map<std::string, RowFormat> kFormats = {
+    {"table", RowFormat::kTable}, {"json", RowFormat::kJson}, {"csv", RowFormat::kCsv}};
+
+struct RowOutputOptions {
+  std::string columns;
+  std::string format = "table";
+  size_t max_width = 40;
+  std::string out;
+
+  void AddOptions(CLI::App& app) {
+    app.add_option("--columns,-c", columns, "Comma-separated top-level columns (default: all)");
+    app.add_option("--format,-f", format, "Output format")->capture_default_str()->check(CLI::IsMember({"table", "json", "csv"}));
+    app.add_option("--max-width", max_width, "Table cells are cut to this many characters")
+        ->capture_default_str()
+        ->check(CLI::Range(4, 100000));
+    app.add_option("--out,-o", out, "Write to this file instead of stdout");
+  }
+
+  RenderOptions Render() const {
+    RenderOptions r;
+    r.format = kFormats.at(format);
+    r.max_width = max_width;
+    return r;
+  }
+};
+
+// The header an empty result still shows: the requested columns (all by default).
+std::vector<std::string> HeaderFor(const Schema& schema, const std::vector<std::string>& columns, bool row_ids) {
+  std::vector<std::string> names = columns;
+  if (names.empty()) {
+    for (const Field& f : schema.fields) names.push_back(f.name);
+  }
+  if (row_ids) {
+    names.push_back("_rowid");
+    names.push_back("_rowaddr");
+  }
+  return names;
+}
+
+int WriteRows(const std::vector<RecordBatch>& batches, const RowOutputOptions& o, std::vector<std::string> header) {
+  auto sink = OutputSink::Open(o.out);
+  if (!sink.ok()) return ReportError(sink.status());
+  RenderOptions render = o.Render();
+  render.empty_header = std::move(header);
+  Status st = RenderRows(batches, render, **sink);
+  if (!st.ok()) {
+    (*sink)->Abandon();
+    return ReportError(st);
+  }
+  st = (*sink)->Close();
+  return st.ok() ? kExitOk : ReportError(st);
+}
+
+// Past the column check, InvalidArgument from scan or take is about the request
+// (e.g. a row id out of range): the user's mistake, reported like one.
+bool IsUserError(const Status& st) { return st.IsInvalidArgument(); }
+
+struct ScanState {
+  std::string dataset;
+  VersionSelector selector;
+  RowOutputOptions output;
+  std::optional<uint64_t> limit;
+  bool row_ids = false;
+  uint64_t batch_size = 65536;
+
+  int Run() const {
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status());
+    table::ScanOptions scan;
+    scan.columns = SplitList(output.columns);
+    if (Status st = CheckColumns((*ds)->schema(), scan.columns); !st.ok()) {
+      return ReportUsage(dataset + ": " + st.message());
+    }
+    scan.limit = limit;
+    scan.with_row_id = row_ids;
+    scan.with_row_addr = row_ids;
+    scan.batch_size = batch_size;
+    auto batches = (*ds)->Scan(scan);
+    if (!batches.ok()) {
+      if (IsUserError(batches.status())) return ReportUsage(dataset + ": " + batches.status().message());
+      return ReportError(batches.status(), dataset);
+    }
+    return WriteRows(*batches, output, HeaderFor((*ds)->schema(), scan.columns, row_ids));
+  }
+};
+
+struct TakeState {
+  std::string dataset;
+  VersionSelector selector;
+  RowOutputOptions output;
+  std::string rows;
+  bool addresses = false;
+
+  int Run() const {
+    auto ids = ParseU64List(rows);
+    if (!ids.ok()) return ReportUsage("--rows: " + ids.status().message());
+    if (ids->empty()) return ReportUsage("--rows: no row ids given");
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status());
+    const auto columns = SplitList(output.columns);
+    if (Status st = CheckColumns((*ds)->schema(), columns); !st.ok()) return ReportUsage(dataset + ": " + st.message());
+    auto batch = addresses ? (*ds)->TakeRowAddresses(*ids, columns) : (*ds)->TakeRowIds(*ids, columns);
+    if (!batch.ok()) {
+      if (IsUserError(batch.status())) return ReportUsage(dataset + ": " + batch.status().message());
+      return ReportError(batch.status(), dataset);
+    }
+    std::vector<RecordBatch> batches;
+    batches.push_back(batch.MoveValue());
+    return WriteRows(batches, output, HeaderFor((*ds)->schema(), columns, false));
+  }
+};
+
+}  // namespace
+
+Command AddScanCommand(CLI::App& root) {
+  auto state = std::make_shared<ScanState>();
+  CLI::App* app = root.add_subcommand("scan", "Print rows of a dataset");
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  state->selector.AddOptions(*app);
+  state->output.AddOptions(*app);
+  app->add_option("--limit,-n", state->limit, "Stop after this many rows");
+  app->add_option("--batch-size", state->batch_size, "Rows per scan batch")->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app->add_flag("--row-ids", state->row_ids, "Add the _rowid and _rowaddr columns");
+  return {app, [state] { return state->Run(); }};
+}
+
+Command AddTakeCommand(CLI::App& root) {
+  auto state = std::make_shared<TakeState>();
+  CLI::App* app = root.add_subcommand("take", "Print rows of a dataset by row id");
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("--rows,-r", state->rows, "Comma-separated row ids (or addresses with --addresses)")->required();
+  app->add_flag("--addresses", state->addresses, "--rows are row addresses ((fragment << 32) | offset)");
+  state->selector.AddOptions(*app);
+  state->output.AddOptions(*app);
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli

@@ -1,0 +1,18 @@
+// The lancet subcommands. Each Add*Command adds its CLI11 node under `root` and
+// returns how to run it; options live in state owned by the returned function.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "lancet/cli_common.h"
+
+namespace lancet::cli {
+
+Command AddInfoCommand(CLI::App& root);
+Command AddScanCommand(CLI::App& root);
+Command AddTakeCommand(CLI::App& root);
+/// `blob get`; the `blob` group node is created here too.
+Command AddBlobGetCommand(CLI::App& root);
+Command AddDumpCommand(CLI::App& root);
+
+}  // namespace lancet::cli

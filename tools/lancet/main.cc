@@ -1,0 +1,44 @@
+// lancet: command-line access to Lance datasets.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "lancet/cli_common.h"
+#include "lancet/commands.h"
+
+namespace {
+
+int Main(int argc, char** argv) {
+  using namespace lancet::cli;
+  CLI::App app("lancet: read Lance datasets", "lancet");
+  app.set_version_flag("--version", "lancet " LANCET_VERSION);
+  app.require_subcommand(1);
+  std::vector<Command> commands = {AddInfoCommand(app), AddScanCommand(app), AddTakeCommand(app),
+                                   AddBlobGetCommand(app), AddDumpCommand(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive as "errors" with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return ReportUsage(e.what());
+  }
+  for (const Command& c : commands) {
+    if (c.app->parsed()) return c.run();
+  }
+  return ReportUsage("no command given");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // CLI11 reports parse problems with exceptions; nothing else in lancet throws,
+  // but an allocation failure must still end with a message rather than abort.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lancet: %s\n", e.what());
+    return lancet::cli::kExitFailure;
+  }
+}

@@ -1,0 +1,42 @@
+// Row output for `lancet scan` and `lancet take`: aligned table, JSON Lines or CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lancet/array.h"
+#include "lancet/json_writer.h"
+
+namespace lancet::cli {
+
+enum class RowFormat { kTable, kJson, kCsv };
+
+struct RenderOptions {
+  RowFormat format = RowFormat::kTable;
+  /// Table cells longer than this many characters are cut with "…".
+  size_t max_width = 40;
+  /// Rows used to size table columns; later rows are cut to those widths.
+  size_t width_sample_rows = 1000;
+  /// Column names for the header when there are no batches (an empty result).
+  std::vector<std::string> empty_header;
+};
+
+/// \brief Writes the rows of `batches` (same schema) to `sink` in `options.format`.
+///
+/// Values use the dump contract's rules (lancet/value_json.h) except that strings and
+/// binaries are written in full and float32 in its own shortest form. Table and CSV
+/// cells print strings unquoted and nested values as JSON; nulls are "null" in
+/// tables and empty in CSV. Blob columns show their descriptors.
+Status RenderRows(const std::vector<RecordBatch>& batches, const RenderOptions& options, OutputSink& sink);
+
+/// Text of one cell as table/CSV show it. Exposed for tests.
+Result<std::string> CellText(const Array& array, int64_t index);
+
+/// Cuts `text` to at most `width` UTF-8 characters, ending in "…" when cut, and
+/// replaces control characters so a cell stays on one line.
+std::string FitCell(const std::string& text, size_t width);
+
+/// Quotes a CSV field when it holds a comma, quote, CR or LF (RFC 4180).
+std::string CsvField(const std::string& text);
+
+}  // namespace lancet::cli
