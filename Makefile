@@ -3,7 +3,6 @@
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
-FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
 SHELL := /bin/bash
@@ -21,27 +20,26 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Everything: unit + interop tests (release), unit tests under ASan+UBSan, fuzzing.
+# Everything: unit + interop tests (release), then one clang build with ASan+UBSan
+# (and libFuzzer instrumentation) that runs the unit tests and every fuzzer.
 test: build
 	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) asan-test
-	$(MAKE) fuzz
 
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE interop
 
-asan-test: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLANCET_SANITIZE=ON -DLANCET_BENCH=OFF \
-	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE interop
+$(ASAN_BUILD)/build.ninja:
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DLANCET_SANITIZE=ON -DLANCET_FUZZ=ON \
+	  -DLANCET_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
-fuzz: deps
-	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCET_FUZZ=ON -DLANCET_SANITIZE=ON \
-	  -DLANCET_TESTS=OFF -DLANCET_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzzers.sh $(FUZZ_BUILD)
+asan-test: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && source ../scripts/env.sh && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE interop
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzzers.sh $(ASAN_BUILD)
+
+fuzz: asan-test
 
 demo: build
 	@source scripts/env.sh && scripts/demo.sh $(BUILD)
@@ -53,4 +51,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -96,6 +96,8 @@ DataType StructOf(std::vector<Field> fields);
 DataType TimestampType(TimeUnit unit, std::optional<std::string> tz = std::nullopt);
 Field MakeField(std::string name, DataType type, bool nullable = true);
 
+/// The base name of a type id: "int32", "fixed_size_binary", "timestamp", "map"...
+const char* TypeIdName(TypeId id);
 const char* TimeUnitName(TimeUnit unit);  // "s", "ms", "us", "ns"
 std::optional<TimeUnit> ParseTimeUnit(std::string_view s);
 

@@ -75,8 +75,7 @@ std::optional<TimeUnit> ParseTimeUnit(std::string_view s) {
   return std::nullopt;
 }
 
-std::string DataType::ToString() const {
-  std::ostringstream os;
+const char* TypeIdName(TypeId id) {
   switch (id) {
     case TypeId::kNull: return "null";
     case TypeId::kBool: return "bool";
@@ -95,9 +94,29 @@ std::string DataType::ToString() const {
     case TypeId::kLargeUtf8: return "large_utf8";
     case TypeId::kBinary: return "binary";
     case TypeId::kLargeBinary: return "large_binary";
-    case TypeId::kFixedSizeBinary: os << "fixed_size_binary[" << byte_width << "]"; break;
+    case TypeId::kFixedSizeBinary: return "fixed_size_binary";
     case TypeId::kDate32: return "date32";
     case TypeId::kDate64: return "date64";
+    case TypeId::kTime32: return "time32";
+    case TypeId::kTime64: return "time64";
+    case TypeId::kTimestamp: return "timestamp";
+    case TypeId::kDuration: return "duration";
+    case TypeId::kDecimal128: return "decimal128";
+    case TypeId::kDecimal256: return "decimal256";
+    case TypeId::kList: return "list";
+    case TypeId::kLargeList: return "large_list";
+    case TypeId::kFixedSizeList: return "fixed_size_list";
+    case TypeId::kStruct: return "struct";
+    case TypeId::kMap: return "map";
+    case TypeId::kDictionary: return "dictionary";
+  }
+  return "unknown";
+}
+
+std::string DataType::ToString() const {
+  std::ostringstream os;
+  switch (id) {
+    case TypeId::kFixedSizeBinary: os << "fixed_size_binary[" << byte_width << "]"; break;
     case TypeId::kTime32: os << "time32[" << TimeUnitName(unit) << "]"; break;
     case TypeId::kTime64: os << "time64[" << TimeUnitName(unit) << "]"; break;
     case TypeId::kTimestamp:
@@ -137,6 +156,8 @@ std::string DataType::ToString() const {
       os << "dictionary<" << (value_type ? value_type->ToString() : "?") << ", "
          << (index_type ? index_type->ToString() : "?") << ">";
       break;
+    default:
+      return TypeIdName(id);
   }
   return os.str();
 }

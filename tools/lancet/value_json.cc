@@ -221,43 +221,7 @@ std::string SignedLittleEndianToDecimal(std::span<const uint8_t> bytes) {
   return out;
 }
 
-std::string_view ContractTypeName(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return "bool";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat16: return "float16";
-    case TypeId::kFloat32: return "float32";
-    case TypeId::kFloat64: return "float64";
-    case TypeId::kUtf8: return "utf8";
-    case TypeId::kLargeUtf8: return "large_utf8";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kLargeBinary: return "large_binary";
-    case TypeId::kFixedSizeBinary: return "fixed_size_binary";
-    case TypeId::kDate32: return "date32";
-    case TypeId::kDate64: return "date64";
-    case TypeId::kTime32: return "time32";
-    case TypeId::kTime64: return "time64";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kDuration: return "duration";
-    case TypeId::kDecimal128: return "decimal128";
-    case TypeId::kDecimal256: return "decimal256";
-    case TypeId::kList: return "list";
-    case TypeId::kLargeList: return "large_list";
-    case TypeId::kFixedSizeList: return "fixed_size_list";
-    case TypeId::kStruct: return "struct";
-    case TypeId::kMap: return "map";
-    case TypeId::kDictionary: return "dictionary";
-  }
-  return "unknown";
-}
+std::string_view ContractTypeName(const DataType& type) { return TypeIdName(type.id); }
 
 void WriteFieldJson(JsonWriter& w, const Field& field) {
   w.BeginObject();
