@@ -12,6 +12,7 @@
 #include "format/block_builder.h"
 #include "format/lance_schema.h"
 #include "format/page_reader.h"
+#include "format/v20_reader.h"
 #include "lance_proto/encodings_v2_1.pb.h"
 #include "lance_proto/file.pb.h"
 #include "lance_proto/file2.pb.h"
@@ -402,16 +403,14 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
   reader->version_.major = Load<uint16_t>(footer + 32);
   reader->version_.minor = Load<uint16_t>(footer + 34);
   const auto& v = reader->version_;
-  if (v.major == 0 && v.minor == 3) {
-    return Status::NotSupported(path + ": Lance file format 2.0 (footer version 0.3) is not supported; only 2.1 and 2.2");
-  }
+  const bool v20 = v.major == 0 && v.minor == 3;
   if (v.major == 0 && (v.minor == 1 || v.minor == 2)) {
     return Status::NotSupported(path + ": legacy Lance v1 file (footer version " + v.ToString() +
-                                ") is not supported; only 2.1 and 2.2");
+                                ") is not supported; only 2.0, 2.1 and 2.2");
   }
-  if (v.major != 2 || (v.minor != 1 && v.minor != 2)) {
+  if (!v20 && (v.major != 2 || (v.minor != 1 && v.minor != 2))) {
     return Status::NotSupported(path + ": Lance file format version " + v.ToString() +
-                                " is not supported; only 2.1 and 2.2");
+                                " is not supported; only 2.0, 2.1 and 2.2");
   }
   const uint64_t meta_end = size - kFooterSize;
   uint64_t cmo_end, gbo_end, cmo_bytes, gbo_bytes;
@@ -446,6 +445,10 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
   if (!fd.has_schema()) return Status::Corruption(path + ": FileDescriptor has no schema");
   reader->num_rows_ = fd.length();
   ASSIGN_OR_RETURN(reader->schema_, SchemaFromLance(fd.schema(), path));
+  if (v20) {
+    meta.pop_back();  // global buffer 0
+    return internal::OpenV20File(file, size, fd.length(), std::move(reader->schema_), meta);
+  }
 
   reader->file_ = file;
   reader->columns_.resize(num_columns);

@@ -261,6 +261,7 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
   std::optional<std::pair<int, int>> default_version;
   if (manifest_.has_data_format() && !manifest_.data_format().version().empty()) {
     const std::string& v = manifest_.data_format().version();
+    if (v == "2.0") default_version = {2, 0};
     if (v == "2.1") default_version = {2, 1};
     if (v == "2.2") default_version = {2, 2};
   }
@@ -270,11 +271,11 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
     RETURN_IF_ERROR(CheckRelativePath(df.path(), mp, "data file"));
     std::string fwhere = where + " data file '" + df.path() + "'";
     uint32_t major = df.file_major_version(), minor = df.file_minor_version();
-    if (major != 2 || (minor != 1 && minor != 2)) {
-      std::string name = (major == 0 && minor < 3) ? "legacy v1"
-                                                   : (major == 0 && minor == 3 ? "2.0" : std::to_string(major) + "." +
-                                                                                             std::to_string(minor));
-      return Status::NotSupported(fwhere + " uses Lance file format " + name + "; only 2.1 and 2.2 are supported");
+    // The manifest records 2.0 files as 2.0 (their footer says 0.3); accept both spellings.
+    if (major == 0 && minor == 3) major = 2, minor = 0;
+    if (major != 2 || minor > 2) {
+      std::string name = (major == 0 && minor < 3) ? "legacy v1" : std::to_string(major) + "." + std::to_string(minor);
+      return Status::NotSupported(fwhere + " uses Lance file format " + name + "; only 2.0, 2.1 and 2.2 are supported");
     }
     if (default_version && !mixed_ok &&
         (static_cast<int>(major) != default_version->first || static_cast<int>(minor) != default_version->second)) {

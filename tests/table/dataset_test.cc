@@ -419,9 +419,9 @@ TEST(Dataset, OpenErrors) {
     df->set_path("a.lance");
     df->add_fields(0);
     df->set_file_major_version(0);
-    df->set_file_minor_version(3);
+    df->set_file_minor_version(2);
     ASSERT_OK(PutManifest(*store, kRoot, m));
-    ASSERT_OK(ExpectOpenError(store, StatusCode::kNotSupported, "2.0"));
+    ASSERT_OK(ExpectOpenError(store, StatusCode::kNotSupported, "legacy v1"));
   }
   {
     auto store = io::NewMemoryStore();

@@ -1,4 +1,4 @@
-// FileReader: reads Lance data files (format 2.1 and 2.2).
+// FileReader: reads Lance data files (format 2.0, 2.1 and 2.2).
 #pragma once
 
 #include <cstdint>
