@@ -67,19 +67,21 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
   size_t count = 1000;
   uint64_t seed = 42;
   int reps = 5;
+  std::string only;  // "scan" or "take": time just that (for profiling)
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--ref") ref_path = argv[i + 1];
     else if (k == "--count") count = std::stoul(argv[i + 1]);
     else if (k == "--seed") seed = std::stoull(argv[i + 1]);
     else if (k == "--reps") reps = std::stoi(argv[i + 1]);
+    else if (k == "--only") only = argv[i + 1];
   }
 
   auto opened = Dataset::Open(path);
@@ -107,18 +109,19 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json out;
-  auto scan_all = Time(1, reps, [&] {
+  const bool do_scan = only.empty() || only == "scan", do_take = only.empty() || only == "take";
+  auto scan_all = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] {
     auto r = ds->Scan();
     if (!r.ok()) Die(r.status());
   });
   lancet::table::ScanOptions two;
   two.columns = {"id", "value"};
-  auto scan_two = Time(1, reps, [&] {
+  auto scan_two = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] {
     auto r = ds->Scan(two);
     if (!r.ok()) Die(r.status());
   });
   auto before = ds->store()->stats().Snapshot();
-  auto take = Time(1, reps, [&] {
+  auto take = Time(do_take ? 1 : 0, do_take ? reps : 0, [&] {
     auto r = ds->TakeRowAddresses(addrs);
     if (!r.ok()) Die(r.status());
     if (static_cast<size_t>(r->num_rows) != count) Die(lancet::Status::Internal("take returned wrong row count"));

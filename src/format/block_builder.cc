@@ -56,8 +56,16 @@ void BlockBuilder::InitShape(const DataBlock& proto) {
   }
 }
 
+void BlockBuilder::MaterializeSingle() {
+  if (!single_) return;
+  const uint64_t w = bits_ / 8;
+  data_.insert(data_.end(), single_->data->data() + single_begin_ * w, single_->data->data() + single_end_ * w);
+  single_.reset();
+}
+
 void BlockBuilder::AppendPlaceholders(uint64_t n) {
   if (n == 0) return;
+  MaterializeSingle();
   num_values_ += n;
   if (!shaped_) {
     pending_ += n;
@@ -128,6 +136,13 @@ Status BlockBuilder::Append(const DataBlock& src, uint64_t begin, uint64_t end) 
         AppendBits(&data_, &data_bits_, src.data->data(), begin, n);
       } else {
         const uint64_t w = bits_ / 8;
+        if (num_values_ == 0 && !single_) {
+          single_ = src;
+          single_begin_ = begin;
+          single_end_ = end;
+          break;
+        }
+        MaterializeSingle();
         data_.insert(data_.end(), src.data->data() + begin * w, src.data->data() + end * w);
       }
       break;
@@ -199,7 +214,13 @@ Result<DataBlock> BlockBuilder::Finish() {
   switch (kind_) {
     case Kind::kFixed:
       out.bits_per_value = bits_;
-      out.data = Buffer::FromVector(std::move(data_));
+      if (single_) {
+        const uint64_t w = bits_ / 8;
+        out.data = Buffer::Slice(single_->data, single_begin_ * w, (single_end_ - single_begin_) * w);
+        single_.reset();
+      } else {
+        out.data = Buffer::FromVector(std::move(data_));
+      }
       break;
     case Kind::kVariable: {
       out.offset_bits = 64;

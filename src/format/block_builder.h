@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ class BlockBuilder {
  private:
   void InitShape(const encoding::DataBlock& proto);
   void MaterializePending();
+  /// Copies a deferred single-block range (see single_) into data_.
+  void MaterializeSingle();
 
   bool shaped_ = false;
   encoding::DataBlock::Kind kind_ = encoding::DataBlock::Kind::kEmpty;
@@ -38,6 +41,11 @@ class BlockBuilder {
   uint64_t pending_ = 0;  // placeholders appended before the shape was known
   std::vector<uint8_t> data_;
   uint64_t data_bits_ = 0;  // for 1-bit values
+  // A scan batch usually lies inside one page: the first byte-aligned fixed-width range
+  // is kept as a view and only copied if a second range follows, so such batches
+  // reach the array without a copy.
+  std::optional<encoding::DataBlock> single_;
+  uint64_t single_begin_ = 0, single_end_ = 0;
   std::vector<uint64_t> offsets_;
   std::vector<uint8_t> item_validity_;  // FSL item bitmap, LSB first
   bool has_item_validity_ = false;

@@ -1,5 +1,6 @@
 // The local file system: pread for thread-safe range reads, link() for create-if-absent.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,20 +19,47 @@ namespace fs = std::filesystem;
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
+// A read-only mapping of a whole file, shared by the buffers ReadAt hands out.
+struct Mapping {
+  void* base = nullptr;
+  size_t size = 0;
+  ~Mapping() {
+    if (base != nullptr) ::munmap(base, size);
+  }
+};
+
 class LocalFile final : public RandomAccessFile {
  public:
   LocalFile(std::string path, int fd, uint64_t size, std::shared_ptr<IoStats> stats)
-      : path_(std::move(path)), fd_(fd), size_(size), stats_(std::move(stats)) {}
+      : path_(std::move(path)), fd_(fd), size_(size), stats_(std::move(stats)) {
+    // Lance data files are immutable once written, so reads can view the page cache
+    // through a mapping instead of copying into fresh buffers; pread remains the
+    // fallback when mapping fails.
+    if (size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+      if (p != MAP_FAILED) {
+        mapping_ = std::make_shared<Mapping>();
+        mapping_->base = p;
+        mapping_->size = size_;
+      }
+    }
+  }
   ~LocalFile() override { ::close(fd_); }
 
   const std::string& path() const override { return path_; }
   Result<uint64_t> Size() const override { return size_; }
+  bool cheap_reads() const override { return mapping_ != nullptr; }
 
   Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {
     if (offset > size_ || length > size_ - offset) {
       return Status::IOError(path_ + ": read of [" + std::to_string(offset) + ", " +
                              std::to_string(offset + length) + ") is past the end of the file (" +
                              std::to_string(size_) + " bytes)");
+    }
+    if (mapping_) {
+      stats_->RecordRead(length);
+      const auto* base = static_cast<const uint8_t*>(mapping_->base);
+      return BufferPtr(Buffer::Wrap(base + offset, length, mapping_));
     }
     ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(length));
     uint64_t done = 0;
@@ -53,6 +81,7 @@ class LocalFile final : public RandomAccessFile {
   int fd_;
   uint64_t size_;
   std::shared_ptr<IoStats> stats_;
+  std::shared_ptr<Mapping> mapping_;
 };
 
 Status WriteAll(int fd, std::span<const uint8_t> bytes, const std::string& path) {

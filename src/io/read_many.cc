@@ -44,7 +44,8 @@ Result<std::vector<BufferPtr>> RandomAccessFile::ReadMany(std::span<const ByteRa
   }
   CoalescePlan plan = PlanCoalesce(ranges, options);
   std::vector<Result<BufferPtr>> fetched(plan.merged.size(), Status::Internal("not read"));
-  ParallelFor(ThreadPool::Io(), plan.merged.size(), static_cast<size_t>(std::max(1, options.parallelism)),
+  const size_t parallelism = cheap_reads() ? 1 : static_cast<size_t>(std::max(1, options.parallelism));
+  ParallelFor(ThreadPool::Io(), plan.merged.size(), parallelism,
               [&](size_t i) { fetched[i] = ReadAt(plan.merged[i].offset, plan.merged[i].length); });
   for (auto& f : fetched) RETURN_IF_ERROR(f.status());
   for (size_t i = 0; i < ranges.size(); ++i) {

@@ -1,5 +1,6 @@
 // Dataset: opening a version of a Lance table and reading it (docs/format §1-§5, §10).
 #include "lancet/table/dataset.h"
+#include "util/thread_pool.h"
 
 #include <algorithm>
 #include <limits>
@@ -557,23 +558,31 @@ Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Project
     keep.reserve(offsets.size());
     for (uint64_t o : offsets) keep.push_back(static_cast<int64_t>(o - first));
   }
-  for (int idx : proj.fields) {
-    const Field& field = read_schema_.fields[idx];
-    Array col;
-    if (dense) {
-      ASSIGN_OR_RETURN(col, ReadFieldRange(frag, field, first, first + span));
-      if (!contiguous) {
-        ASSIGN_OR_RETURN(col, TakeRows(col, keep));
+  // Columns decode independently, so they run in parallel on the CPU pool.
+  std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
+  ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
+    cols[i] = [&]() -> Result<Array> {
+      const Field& field = read_schema_.fields[proj.fields[i]];
+      Array col;
+      if (dense) {
+        ASSIGN_OR_RETURN(col, ReadFieldRange(frag, field, first, first + span));
+        if (!contiguous) {
+          ASSIGN_OR_RETURN(col, TakeRows(col, keep));
+        }
+      } else {
+        ASSIGN_OR_RETURN(col, ReadFieldRows(frag, field, offsets));
       }
-    } else {
-      ASSIGN_OR_RETURN(col, ReadFieldRows(frag, field, offsets));
-    }
-    if (col.length != batch.num_rows) {
-      return Status::Internal(manifest_path_ + ": column '" + field.name + "' of fragment " +
-                              std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) +
-                              " rows, " + std::to_string(batch.num_rows) + " expected");
-    }
-    batch.columns.push_back(std::move(col));
+      if (col.length != batch.num_rows) {
+        return Status::Internal(manifest_path_ + ": column '" + field.name + "' of fragment " +
+                                std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) +
+                                " rows, " + std::to_string(batch.num_rows) + " expected");
+      }
+      return col;
+    }();
+  });
+  for (auto& col : cols) {
+    RETURN_IF_ERROR(col.status());
+    batch.columns.push_back(col.MoveValue());
   }
   if (proj.row_id) {
     std::vector<uint64_t> ids;
@@ -662,25 +671,28 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   for (auto& [frag_idx, g] : groups) order.insert(order.end(), g.second.begin(), g.second.end());
   std::vector<int64_t> inverse(order.size());
   for (size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<int64_t>(k);
-  for (int idx : proj.fields) {
-    const Field& field = read_schema_.fields[idx];
-    std::vector<Array> parts;
-    for (auto& [frag_idx, g] : groups) {
-      ASSIGN_OR_RETURN(Array part, ReadFieldRows(frags_[frag_idx], field, g.first));
-      parts.push_back(std::move(part));
-    }
-    Array col;
-    if (parts.empty()) {
-      ASSIGN_OR_RETURN(col, MakeNullArray(field.type, 0));
-    } else {
+  std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
+  ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
+    cols[i] = [&]() -> Result<Array> {
+      const Field& field = read_schema_.fields[proj.fields[i]];
+      std::vector<Array> parts;
+      for (auto& [frag_idx, g] : groups) {
+        ASSIGN_OR_RETURN(Array part, ReadFieldRows(frags_[frag_idx], field, g.first));
+        parts.push_back(std::move(part));
+      }
+      if (parts.empty()) return MakeNullArray(field.type, 0);
+      Array col;
       if (parts.size() == 1) {
         col = std::move(parts[0]);
       } else {
         ASSIGN_OR_RETURN(col, Concatenate(parts));
       }
-      ASSIGN_OR_RETURN(col, TakeRows(col, inverse));
-    }
-    batch.columns.push_back(std::move(col));
+      return TakeRows(col, inverse);
+    }();
+  });
+  for (auto& col : cols) {
+    RETURN_IF_ERROR(col.status());
+    batch.columns.push_back(col.MoveValue());
   }
   if (proj.row_id) {
     if (row_ids != nullptr) {

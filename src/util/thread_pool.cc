@@ -1,5 +1,6 @@
 #include "util/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -42,6 +43,11 @@ void ThreadPool::Loop() {
 
 ThreadPool& ThreadPool::Io() {
   static ThreadPool pool(8);
+  return pool;
+}
+
+ThreadPool& ThreadPool::Cpu() {
+  static ThreadPool pool(std::max(1u, std::thread::hardware_concurrency()));
   return pool;
 }
 

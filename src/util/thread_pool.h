@@ -24,6 +24,8 @@ class ThreadPool {
 
   /// The process-wide pool for I/O (8 threads: reads mostly wait, not compute).
   static ThreadPool& Io();
+  /// The process-wide pool for decoding: one thread per core.
+  static ThreadPool& Cpu();
 
  private:
   void Loop();

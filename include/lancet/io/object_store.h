@@ -41,6 +41,9 @@ class RandomAccessFile {
   /// Reads exactly [offset, offset+length); a range past the end is an IOError naming the path.
   /// Counts one request in the store's IoStats.
   virtual Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const = 0;
+  /// True when a read costs no more than a memory access (mapped or in-memory files):
+  /// ReadMany then reads serially instead of paying for thread hand-offs.
+  virtual bool cheap_reads() const { return false; }
   /// Reads many ranges: near ranges are merged (options.coalesce_gap) and the merged
   /// requests run in parallel. Returns one buffer per input range, in input order
   /// (views into the merged reads, no copies).
