@@ -48,6 +48,7 @@ class LocalFile final : public RandomAccessFile {
 
   const std::string& path() const override { return path_; }
   Result<uint64_t> Size() const override { return size_; }
+  IoStats* stats() const override { return stats_.get(); }
   bool cheap_reads() const override { return mapping_ != nullptr; }
 
   Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {

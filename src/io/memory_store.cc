@@ -13,6 +13,7 @@ class MemoryFile final : public RandomAccessFile {
       : path_(std::move(path)), data_(std::move(data)), stats_(std::move(stats)) {}
   const std::string& path() const override { return path_; }
   Result<uint64_t> Size() const override { return data_->size(); }
+  IoStats* stats() const override { return stats_.get(); }
   bool cheap_reads() const override { return true; }
   Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {
     if (offset > data_->size() || length > data_->size() - offset) {

@@ -42,6 +42,7 @@ Result<std::vector<BufferPtr>> RandomAccessFile::ReadMany(std::span<const ByteRa
   for (const auto& r : ranges) {
     if (r.offset + r.length < r.offset) return Status::OutOfRange(path() + ": byte range overflows");
   }
+  if (IoStats* s = stats()) s->RecordLogical(ranges.size());
   CoalescePlan plan = PlanCoalesce(ranges, options);
   std::vector<Result<BufferPtr>> fetched(plan.merged.size(), Status::Internal("not read"));
   const size_t parallelism = cheap_reads() ? 1 : static_cast<size_t>(std::max(1, options.parallelism));

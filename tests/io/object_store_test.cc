@@ -116,6 +116,7 @@ TEST_P(StoreTest, ReadManyMergesNearRangesAndKeepsOrder) {
   }
   // [0,100)+[150,170) merge (gap 50), [5000,5010)+[5005,5008) merge, 900000 alone.
   EXPECT_EQ(store_->stats().Snapshot().read_requests, 3u);
+  EXPECT_EQ(store_->stats().Snapshot().logical_ranges, 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(LocalAndMemory, StoreTest, ::testing::Values(true, false),

@@ -44,6 +44,8 @@ class RandomAccessFile {
   /// True when a read costs no more than a memory access (mapped or in-memory files):
   /// ReadMany then reads serially instead of paying for thread hand-offs.
   virtual bool cheap_reads() const { return false; }
+  /// The counters this file records into (its store's), or nullptr.
+  virtual IoStats* stats() const { return nullptr; }
   /// Reads many ranges: near ranges are merged (options.coalesce_gap) and the merged
   /// requests run in parallel. Returns one buffer per input range, in input order
   /// (views into the merged reads, no copies).
