@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "lancet/buffer.h"
@@ -50,7 +51,15 @@ struct DataBlock {
   }
   /// Offset i of a kVariable block. REQUIRES: i <= num_values.
   uint64_t OffsetAt(uint64_t i) const {
-    return offset_bits == 64 ? offsets->data_as<uint64_t>()[i] : offsets->data_as<uint32_t>()[i];
+    // Offsets may be sliced out of a chunk at any byte position, so load unaligned.
+    if (offset_bits == 64) {
+      uint64_t v;
+      std::memcpy(&v, offsets->data() + i * 8, 8);
+      return v;
+    }
+    uint32_t v;
+    std::memcpy(&v, offsets->data() + i * 4, 4);
+    return v;
   }
 };
 

@@ -1,0 +1,77 @@
+// Writing Lance tables: new versions from record batches, deletes, tags, restore.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lancet/array.h"
+#include "lancet/io/object_store.h"
+#include "lancet/result.h"
+#include "lancet/table/dataset.h"
+
+namespace lancet::table {
+
+enum class WriteMode : uint8_t {
+  kCreate,     // the dataset must not exist yet (AlreadyExists otherwise)
+  kAppend,     // add rows to the latest version (creates the dataset if absent)
+  kOverwrite,  // replace every row and the schema (creates the dataset if absent)
+};
+
+struct WriteParams {
+  WriteMode mode = WriteMode::kCreate;
+  /// Rows per data file (and so per fragment); must be at least 1.
+  uint64_t max_rows_per_file = 1024 * 1024;
+  /// Only honoured when the table is created or overwritten: gives every row a
+  /// stable row id (reader/writer feature flag 2, Manifest.next_row_id).
+  bool enable_stable_row_ids = false;
+  /// Commit attempts before CommitConflict (each lost race re-reads the latest version).
+  int max_commit_attempts = 20;
+};
+
+/// \brief Writes `batches` as a new version of the dataset at `uri` (a local directory
+/// or file:// URI) and returns that version.
+///
+/// Data files go to data/, one fragment per file. The commit is an atomic
+/// create-if-absent of the next manifest; a writer that loses a race re-reads the
+/// latest version and tries again (appends rebase onto it with fresh fragment ids).
+/// Errors: InvalidArgument if a batch does not match `schema` or params are invalid;
+/// AlreadyExists for kCreate on an existing dataset; InvalidArgument when appending
+/// with a schema that differs from the dataset's; CommitConflict when the retries run
+/// out or a concurrent overwrite/restore made an append meaningless.
+/// Thread-safe: concurrent writers in one or several processes are serialised by
+/// the commit.
+Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
+                              const WriteParams& params = {});
+/// Same, for the dataset at `root` in `store`.
+Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root,
+                              const Schema& schema, std::vector<RecordBatch> batches,
+                              const WriteParams& params = {});
+
+/// \brief Deletes rows by row address ((fragment_id << 32) | offset) as seen in
+/// `dataset`'s version; returns the new version.
+///
+/// Each touched fragment gets one merged deletion file holding all its deleted rows;
+/// a fragment whose rows are all deleted leaves the manifest. Deleting an already
+/// deleted row is not an error. Concurrent deletes and appends are merged; a
+/// concurrent overwrite, restore or rewrite of a touched fragment gives
+/// CommitConflict. NotFound for an address outside `dataset`'s fragments.
+Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses,
+                            int max_commit_attempts = 20);
+
+/// \brief Makes version `version` of `dataset`'s table the newest one again (a new
+/// version with its schema and fragments) and returns the new version. Fragment ids
+/// keep increasing afterwards. NotFound if `version` does not exist.
+Result<uint64_t> Restore(const Dataset& dataset, uint64_t version, int max_commit_attempts = 20);
+
+/// \brief Creates tag `name` (`_refs/tags/<name>.json`) for `version` of `dataset`'s
+/// table. InvalidArgument for a bad name, NotFound for an unknown version,
+/// AlreadyExists if the tag exists. Creating a tag makes no new version.
+Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t version);
+
+/// \brief Deletes tag `name`. NotFound if there is no such tag.
+Status DeleteTag(const Dataset& dataset, const std::string& name);
+
+}  // namespace lancet::table

@@ -1,0 +1,447 @@
+// Table writer: WriteDataset, DeleteRows, Restore and tags (docs/format §1, §2, §4, §5).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <roaring/roaring.hh>
+
+#include "format/lance_schema.h"
+#include "lance_proto/rowids.pb.h"
+#include "lancet/format/file_writer.h"
+#include "lancet/table/write.h"
+#include "table/blob.h"
+#include "table/commit.h"
+#include "table/deletion.h"
+#include "table/deletion_writer.h"
+#include "table/manifest.h"
+
+namespace lancet::table {
+namespace {
+
+using lance::table::DataFragment;
+using lance::table::Manifest;
+using lance::table::Transaction;
+
+constexpr const char* kDataDir = "data";
+// A row address keeps 32 bits for the offset inside a fragment (notes §4.2).
+constexpr uint64_t kMaxRowsPerFragment = uint64_t{1} << 32;
+
+std::span<const uint8_t> AsBytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+// Names and types only: ids, nullability and metadata may differ between the caller's
+// schema and the stored one without changing what the rows mean.
+bool SameShape(const Field& a, const Field& b) {
+  if (a.name != b.name || a.type.id != b.type.id || a.type.unit != b.type.unit ||
+      a.type.timezone != b.type.timezone || a.type.precision != b.type.precision || a.type.scale != b.type.scale ||
+      a.type.byte_width != b.type.byte_width || a.type.list_size != b.type.list_size ||
+      a.type.children.size() != b.type.children.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.type.children.size(); ++i) {
+    if (!SameShape(a.type.children[i], b.type.children[i])) return false;
+  }
+  return true;
+}
+
+Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t length) {
+  std::vector<int64_t> rows(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) rows[static_cast<size_t>(i)] = begin + i;
+  RecordBatch out{batch.schema, length, {}};
+  for (const Array& col : batch.columns) {
+    ASSIGN_OR_RETURN(Array taken, TakeRows(col, rows));
+    out.columns.push_back(std::move(taken));
+  }
+  return out;
+}
+
+// Writes `batches` into data files of at most max_rows rows each, one fragment per
+// file (ids are assigned at commit). Every file written is recorded in `written`.
+Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::ObjectStore>& store,
+                                                 const std::string& root, const Schema& schema,
+                                                 const std::vector<RecordBatch>& batches, uint64_t max_rows,
+                                                 std::vector<std::string>* written) {
+  std::vector<DataFragment> frags;
+  std::unique_ptr<format::FileWriter> writer;
+  std::string name;
+  uint64_t rows_in_file = 0;
+  auto finish = [&]() -> Status {
+    ASSIGN_OR_RETURN(format::FileStats stats, writer->Finish());
+    writer.reset();
+    DataFragment frag;
+    frag.set_physical_rows(stats.num_rows);
+    lance::table::DataFile* file = frag.add_files();
+    file->set_path(name);
+    // 2.1+ files list leaf fields in column order (notes §4.1).
+    for (size_t i = 0; i < stats.columns.size(); ++i) {
+      file->add_fields(stats.columns[i].field_id);
+      file->add_column_indices(static_cast<int32_t>(i));
+    }
+    file->set_file_major_version(2);
+    file->set_file_minor_version(2);
+    file->set_file_size_bytes(stats.file_size);
+    frags.push_back(std::move(frag));
+    rows_in_file = 0;
+    return Status::OK();
+  };
+  for (size_t b = 0; b < batches.size(); ++b) {
+    RecordBatch batch = batches[b];
+    if (batch.columns.size() != schema.fields.size()) {
+      return Status::InvalidArgument(root + ": batch " + std::to_string(b) + " has " +
+                                     std::to_string(batch.columns.size()) + " columns but the schema has " +
+                                     std::to_string(schema.fields.size()));
+    }
+    for (size_t c = 0; c < batch.columns.size(); ++c) {
+      if (batch.columns[c].length != batch.num_rows) {
+        return Status::InvalidArgument(root + ": batch " + std::to_string(b) + " column " + schema.fields[c].name +
+                                       " has " + std::to_string(batch.columns[c].length) + " rows, not " +
+                                       std::to_string(batch.num_rows));
+      }
+    }
+    // The writer checks columns against the schema that carries the Lance field ids.
+    batch.schema = schema;
+    int64_t offset = 0;
+    while (offset < batch.num_rows) {
+      if (!writer) {
+        name = NewDataFileName();
+        std::string path = JoinPath(root, std::string(kDataDir) + "/" + name);
+        written->push_back(path);
+        ASSIGN_OR_RETURN(writer, format::FileWriter::Open(store, path, schema));
+      }
+      int64_t take = static_cast<int64_t>(
+          std::min<uint64_t>(static_cast<uint64_t>(batch.num_rows - offset), max_rows - rows_in_file));
+      if (offset == 0 && take == batch.num_rows) {
+        RETURN_IF_ERROR(writer->Write(batch));
+      } else {
+        ASSIGN_OR_RETURN(RecordBatch slice, SliceBatch(batch, offset, take));
+        RETURN_IF_ERROR(writer->Write(slice));
+      }
+      offset += take;
+      rows_in_file += static_cast<uint64_t>(take);
+      if (rows_in_file == max_rows) RETURN_IF_ERROR(finish());
+    }
+  }
+  if (writer) RETURN_IF_ERROR(finish());
+  return frags;
+}
+
+// Gives `frags` ids after everything `base` ever used, and stable row ids from
+// next_row_id when the table has them; updates `m`'s counters.
+void AssignIds(const Manifest* base, std::vector<DataFragment>* frags, Manifest* m) {
+  std::optional<uint64_t> max = base ? MaxFragmentId(*base) : std::nullopt;
+  uint64_t next = max ? *max + 1 : 0;
+  bool stable = (m->reader_feature_flags() & kFlagStableRowIds) != 0;
+  uint64_t next_row_id = m->next_row_id();
+  for (DataFragment& f : *frags) {
+    f.set_id(next++);
+    if (stable) {
+      lance::table::RowIdSequence seq;
+      auto* range = seq.add_segments()->mutable_range();
+      range->set_start(next_row_id);
+      range->set_end(next_row_id + f.physical_rows());
+      next_row_id += f.physical_rows();
+      f.set_inline_row_ids(seq.SerializeAsString());
+    }
+  }
+  if (stable) m->set_next_row_id(next_row_id);
+  if (next > 0) m->set_max_fragment_id(static_cast<uint32_t>(next - 1));
+}
+
+bool IsReplacement(const std::optional<Transaction>& txn) {
+  return txn && (txn->has_overwrite() || txn->has_restore());
+}
+
+std::string DescribeReplacement(const std::string& root, uint64_t version) {
+  return root + ": version " + std::to_string(version) +
+         " replaced the table (overwrite or restore) after this change read it";
+}
+
+void DeleteAll(io::ObjectStore& store, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) (void)store.Delete(p);
+}
+
+}  // namespace
+
+Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root_in,
+                              const Schema& schema, std::vector<RecordBatch> batches, const WriteParams& params) {
+  if (!store) return Status::InvalidArgument("WriteDataset needs an object store");
+  std::string root = root_in;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (params.max_rows_per_file == 0 || params.max_rows_per_file > kMaxRowsPerFragment) {
+    return Status::InvalidArgument(root + ": max_rows_per_file must be in [1, 2^32]");
+  }
+  // What the write reads: the latest version (none if the dataset does not exist).
+  std::optional<Manifest> read;
+  uint64_t read_version = 0;
+  auto listed = ListManifests(*store, root);
+  if (!listed.ok() && !listed.status().IsNotFound()) return listed.status();
+  if (listed.ok() && !listed->empty()) {
+    if (params.mode == WriteMode::kCreate) {
+      return Status::AlreadyExists(root + ": dataset already exists (latest version " +
+                                   std::to_string(listed->back().version) + ")");
+    }
+    ASSIGN_OR_RETURN(read, ReadManifest(*store, listed->back().path, listed->back().size));
+    read_version = listed->back().version;
+  }
+  const bool append = params.mode == WriteMode::kAppend && read.has_value();
+
+  Schema write_schema;
+  if (append) {
+    ASSIGN_OR_RETURN(write_schema, format::SchemaFromLance(read->fields(), read->schema_metadata(), root));
+    bool same = write_schema.fields.size() == schema.fields.size();
+    for (size_t i = 0; same && i < schema.fields.size(); ++i) same = SameShape(schema.fields[i], write_schema.fields[i]);
+    if (!same) {
+      return Status::InvalidArgument(root + ": cannot append rows of schema " + schema.ToString() +
+                                     " to a dataset of schema " + write_schema.ToString());
+    }
+  } else {
+    write_schema = schema;
+    RETURN_IF_ERROR(format::AssignFieldIds(&write_schema));
+  }
+  ASSIGN_OR_RETURN(std::vector<lance::file::Field> lance_fields, format::SchemaToLance(write_schema));
+
+  std::vector<std::string> data_files;
+  auto frags = WriteFragments(store, root, write_schema, batches, params.max_rows_per_file, &data_files);
+  if (!frags.ok()) {
+    // Nothing references these files yet.
+    DeleteAll(*store, data_files);
+    return frags.status();
+  }
+
+  CommitBuilder build = [&](const CommitBase& base) -> Result<PreparedCommit> {
+    PreparedCommit prep;
+    Manifest& m = prep.manifest;
+    std::vector<DataFragment> new_frags = *frags;
+    if (append || (params.mode == WriteMode::kAppend && base.latest)) {
+      if (!base.latest) return Status::Corruption(root + ": the dataset's manifests disappeared during the append");
+      for (const auto& [version, txn] : base.since_read) {
+        if (IsReplacement(txn)) return Status::CommitConflict(DescribeReplacement(root, version));
+      }
+      // The data files name field ids; they must still mean the same columns.
+      std::map<int32_t, std::string> latest_types;
+      for (const auto& f : base.latest->fields()) latest_types[f.id()] = f.logical_type();
+      for (const auto& f : lance_fields) {
+        auto it = latest_types.find(f.id());
+        if (it == latest_types.end() || it->second != f.logical_type()) {
+          return Status::CommitConflict(root + ": the schema changed under the append (field id " +
+                                        std::to_string(f.id()) + " '" + f.name() + "')");
+        }
+      }
+      m = *base.latest;
+      ASSIGN_OR_RETURN(prep.index_section, ReadIndexSection(*store, base.latest_path, *base.latest));
+      AssignIds(&*base.latest, &new_frags, &m);
+      for (DataFragment& f : new_frags) {
+        *m.add_fragments() = f;
+        DataFragment* t = prep.transaction.mutable_append()->add_fragments();
+        *t = f;
+        // Append transactions carry fragments before ids are given (notes §5.2).
+        t->clear_id();
+      }
+      return prep;
+    }
+    if (params.mode == WriteMode::kCreate && base.latest) {
+      return Status::AlreadyExists(root + ": dataset already exists (latest version " +
+                                   std::to_string(base.latest_version) + ")");
+    }
+    if (params.mode == WriteMode::kAppend && !base.latest && read) {
+      return Status::CommitConflict(root + ": the dataset disappeared during the append");
+    }
+    // Create or overwrite: a fresh schema and fragment list.
+    for (const auto& f : lance_fields) *m.add_fields() = f;
+    for (const auto& [k, v] : write_schema.metadata) (*m.mutable_schema_metadata())[k] = v;
+    if (params.enable_stable_row_ids) {
+      m.set_reader_feature_flags(kFlagStableRowIds);
+      m.set_writer_feature_flags(kFlagStableRowIds);
+    }
+    if (base.latest) {
+      // Fragment ids are never reused, also across overwrite (peer README).
+      if (auto max = MaxFragmentId(*base.latest)) m.set_max_fragment_id(static_cast<uint32_t>(*max));
+      if (params.enable_stable_row_ids) m.set_next_row_id(base.latest->next_row_id());
+    }
+    AssignIds(base.latest ? &*base.latest : nullptr, &new_frags, &m);
+    auto* ow = prep.transaction.mutable_overwrite();
+    for (const DataFragment& f : new_frags) {
+      *m.add_fragments() = f;
+      *ow->add_fragments() = f;
+    }
+    *ow->mutable_schema() = m.fields();
+    *ow->mutable_schema_metadata() = m.schema_metadata();
+    return prep;
+  };
+  auto committed = CommitWithRetry(*store, root, read_version, build, params.max_commit_attempts);
+  if (!committed.ok()) DeleteAll(*store, data_files);
+  return committed;
+}
+
+Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
+                              const WriteParams& params) {
+  ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(uri, uri));
+  if (path.empty()) return Status::InvalidArgument("WriteDataset needs a path");
+  return WriteDataset(io::LocalFileSystem(), path, schema, std::move(batches), params);
+}
+
+Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses,
+                            int max_commit_attempts) {
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  const std::string& root = dataset.uri();
+  const uint64_t read_version = dataset.version();
+  // Offsets to delete per fragment, checked against the version the caller saw.
+  std::map<uint64_t, Roaring> targets;
+  std::map<uint64_t, std::vector<std::string>> read_files;
+  std::map<uint64_t, uint64_t> physical;
+  for (const FragmentInfo& f : dataset.fragments()) {
+    physical[f.id] = f.physical_rows;
+    for (const DataFileInfo& d : f.files) read_files[f.id].push_back(d.path);
+  }
+  for (uint64_t addr : row_addresses) {
+    uint64_t frag = addr >> 32, offset = addr & 0xFFFFFFFFu;
+    auto it = physical.find(frag);
+    if (it == physical.end() || offset >= it->second) {
+      return Status::NotFound(root + ": row address " + std::to_string(addr) + " (fragment " + std::to_string(frag) +
+                              ", offset " + std::to_string(offset) + ") is not in version " +
+                              std::to_string(read_version));
+    }
+    targets[frag].add(static_cast<uint32_t>(offset));
+  }
+
+  CommitBuilder build = [&](const CommitBase& base) -> Result<PreparedCommit> {
+    if (!base.latest) return Status::NotFound(root + ": the dataset has no versions any more");
+    std::set<uint64_t> gone_by_delete;
+    for (const auto& [version, txn] : base.since_read) {
+      if (IsReplacement(txn)) return Status::CommitConflict(DescribeReplacement(root, version));
+      if (txn && txn->has_delete_()) {
+        for (uint64_t id : txn->delete_().deleted_fragment_ids()) gone_by_delete.insert(id);
+      }
+    }
+    PreparedCommit prep;
+    Manifest& m = prep.manifest;
+    m = *base.latest;
+    m.clear_fragments();
+    auto* del = prep.transaction.mutable_delete_();
+    std::set<uint64_t> seen;
+    for (const DataFragment& frag : base.latest->fragments()) {
+      auto t = targets.find(frag.id());
+      if (t == targets.end()) {
+        *m.add_fragments() = frag;
+        continue;
+      }
+      seen.insert(frag.id());
+      // The offsets name rows of the data files the caller read; a rewrite (update,
+      // compaction) moved those rows elsewhere.
+      std::vector<std::string> now;
+      for (const auto& d : frag.files()) now.push_back(d.path());
+      if (now != read_files[frag.id()]) {
+        return Status::CommitConflict(root + ": fragment " + std::to_string(frag.id()) +
+                                      " was rewritten after version " + std::to_string(read_version));
+      }
+      Roaring merged = t->second;
+      uint64_t already = 0;
+      if (frag.has_deletion_file()) {
+        if (frag.deletion_file().has_base_id()) {
+          return Status::NotSupported(root + ": fragment " + std::to_string(frag.id()) +
+                                      " keeps its deletion file under another base path");
+        }
+        std::string path = JoinPath(root, DeletionFileName(frag.id(), frag.deletion_file()));
+        ASSIGN_OR_RETURN(Roaring current,
+                         ReadDeletionFile(*store, path, frag.deletion_file().file_type(), frag.physical_rows(),
+                                          frag.deletion_file().num_deleted_rows()));
+        already = current.cardinality();
+        merged |= current;
+      }
+      if (merged.cardinality() == already) {  // nothing new for this fragment
+        *m.add_fragments() = frag;
+        continue;
+      }
+      if (merged.cardinality() >= frag.physical_rows()) {
+        // Every row is gone: the fragment leaves the manifest (peer README).
+        del->add_deleted_fragment_ids(frag.id());
+        continue;
+      }
+      DataFragment updated = frag;
+      std::string written;
+      ASSIGN_OR_RETURN(*updated.mutable_deletion_file(),
+                       WriteDeletionFile(*store, root, frag.id(), read_version, merged, &written));
+      prep.attempt_files.push_back(written);
+      *m.add_fragments() = updated;
+      *del->add_updated_fragments() = updated;
+    }
+    for (const auto& [id, offsets] : targets) {
+      if (!seen.count(id) && !gone_by_delete.count(id)) {
+        return Status::CommitConflict(root + ": fragment " + std::to_string(id) + " was removed after version " +
+                                      std::to_string(read_version));
+      }
+    }
+    ASSIGN_OR_RETURN(prep.index_section, ReadIndexSection(*store, base.latest_path, *base.latest));
+    return prep;
+  };
+  return CommitWithRetry(*store, root, read_version, build, max_commit_attempts);
+}
+
+Result<uint64_t> Restore(const Dataset& dataset, uint64_t version, int max_commit_attempts) {
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  const std::string& root = dataset.uri();
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
+  const ManifestLocation* loc = nullptr;
+  for (const ManifestLocation& m : manifests) {
+    if (m.version == version) loc = &m;
+  }
+  if (loc == nullptr) {
+    return Status::NotFound(root + ": cannot restore version " + std::to_string(version) + ": it does not exist");
+  }
+  ASSIGN_OR_RETURN(Manifest old, ReadManifest(*store, loc->path, loc->size));
+  RETURN_IF_ERROR(CheckReaderFeatureFlags(old, loc->path));
+  ASSIGN_OR_RETURN(std::vector<uint8_t> old_indices, ReadIndexSection(*store, loc->path, old));
+
+  CommitBuilder build = [&](const CommitBase& base) -> Result<PreparedCommit> {
+    PreparedCommit prep;
+    Manifest& m = prep.manifest;
+    m = old;
+    prep.index_section = old_indices;
+    if (base.latest) {
+      // Ids and stable row ids handed out since `version` must not come back.
+      std::optional<uint64_t> a = MaxFragmentId(*base.latest), b = MaxFragmentId(old);
+      if (a || b) m.set_max_fragment_id(static_cast<uint32_t>(std::max(a.value_or(0), b.value_or(0))));
+      m.set_next_row_id(std::max(old.next_row_id(), base.latest->next_row_id()));
+    }
+    prep.transaction.mutable_restore()->set_version(version);
+    return prep;
+  };
+  return CommitWithRetry(*store, root, dataset.version(), build, max_commit_attempts);
+}
+
+Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t version) {
+  RETURN_IF_ERROR(ValidateTagName(name));
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  const std::string& root = dataset.uri();
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
+  const ManifestLocation* loc = nullptr;
+  for (const ManifestLocation& m : manifests) {
+    if (m.version == version) loc = &m;
+  }
+  if (loc == nullptr) {
+    return Status::NotFound(root + ": cannot tag version " + std::to_string(version) + ": it does not exist");
+  }
+  uint64_t size = loc->size;
+  if (size == 0) {
+    ASSIGN_OR_RETURN(size, store->Size(loc->path));
+  }
+  // lance 12 requires the camelCase key (notes §13.4); other keys are optional.
+  nlohmann::json j = {{"version", version}, {"manifestSize", size}};
+  std::string text = j.dump();
+  std::string path = JoinPath(root, "_refs/tags/" + name + ".json");
+  Status st = store->PutIfAbsent(path, AsBytes(text));
+  if (st.code() == StatusCode::kAlreadyExists) return Status::AlreadyExists(path + ": tag '" + name + "' exists");
+  return st;
+}
+
+Status DeleteTag(const Dataset& dataset, const std::string& name) {
+  RETURN_IF_ERROR(ValidateTagName(name));
+  std::string path = JoinPath(dataset.uri(), "_refs/tags/" + name + ".json");
+  Status st = dataset.store()->Delete(path);
+  if (st.IsNotFound()) return Status::NotFound(path + ": tag '" + name + "' not found");
+  return st;
+}
+
+}  // namespace lancet::table

@@ -1,0 +1,262 @@
+// Table writer: write then read back with Dataset, versions, tags, deletes, restore.
+#include "lancet/table/write.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "lance_proto/transaction.pb.h"
+#include "table/commit.h"
+#include "table/manifest.h"
+#include "util/array_builder.h"
+#include "util/test_macros.h"
+
+namespace lancet::table {
+namespace {
+
+constexpr const char* kRoot = "mem/ds";
+
+// Rows [begin, begin+n): id int64 = i, name utf8 = "r<i>" (every 7th null), x float64.
+RecordBatch MakeRows(int64_t begin, int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<double> xs;
+  std::vector<std::optional<std::string>> names;
+  for (int64_t i = begin; i < begin + n; ++i) {
+    ids.push_back(i);
+    xs.push_back(static_cast<double>(i) * 0.5);
+    names.push_back(i % 7 == 0 ? std::nullopt : std::optional<std::string>("r" + std::to_string(i)));
+  }
+  auto b = MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids),
+                                                 StringArray(names),
+                                                 *ArrayFromVector(MakeType(TypeId::kFloat64), xs)});
+  return *b;
+}
+
+Schema RowSchema() { return MakeRows(0, 1).schema; }
+
+// All visible rows of `ds` as one batch.
+RecordBatch ReadAll(const Dataset& ds) {
+  auto batches = ds.Scan();
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  RecordBatch out{ds.read_schema(), 0, {}};
+  for (size_t c = 0; c < ds.read_schema().fields.size(); ++c) {
+    std::vector<Array> parts;
+    for (const RecordBatch& b : *batches) parts.push_back(b.columns[c]);
+    if (parts.empty()) {
+      out.columns.push_back(*MakeNullArray(ds.read_schema().fields[c].type, 0));
+    } else {
+      out.columns.push_back(*Concatenate(parts));
+    }
+  }
+  out.num_rows = out.columns.empty() ? 0 : out.columns[0].length;
+  return out;
+}
+
+std::vector<int64_t> Ids(const Dataset& ds) {
+  RecordBatch all = ReadAll(ds);
+  std::vector<int64_t> ids(all.columns[0].values<int64_t>(), all.columns[0].values<int64_t>() + all.num_rows);
+  return ids;
+}
+
+TEST(Writer, CreateThenReadBack) {
+  auto store = io::NewMemoryStore();
+  RecordBatch rows = MakeRows(0, 250);
+  WriteParams p;
+  p.max_rows_per_file = 100;
+  ASSERT_OK_AND_ASSIGN(uint64_t v, WriteDataset(store, kRoot, rows.schema, {MakeRows(0, 120), MakeRows(120, 130)}, p));
+  EXPECT_EQ(v, 1u);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->version(), 1u);
+  EXPECT_EQ(ds->CountRows(), 250u);
+  ASSERT_EQ(ds->fragments().size(), 3u);  // 100 + 100 + 50
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ds->fragments()[i].id, i);
+    ASSERT_EQ(ds->fragments()[i].files.size(), 1u);
+    const DataFileInfo& f = ds->fragments()[i].files[0];
+    EXPECT_EQ(f.path.size(), 50u + 6u);
+    EXPECT_EQ(f.path.find_first_not_of("01"), 24u);
+    EXPECT_EQ(f.major, 2u);
+    EXPECT_EQ(f.minor, 2u);
+    ASSERT_OK_AND_ASSIGN(uint64_t size, store->Size(std::string(kRoot) + "/data/" + f.path));
+    EXPECT_EQ(f.size_bytes, size);
+  }
+  RecordBatch all = ReadAll(*ds);
+  ASSERT_EQ(all.num_rows, 250);
+  for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(ArraysEqual(all.columns[c], rows.columns[c])) << c;
+
+  // The manifest and transaction file are where the format puts them.
+  ASSERT_OK_AND_ASSIGN(bool exists, store->Exists(std::string(kRoot) + "/_versions/18446744073709551614.manifest"));
+  EXPECT_TRUE(exists);
+  ASSERT_OK_AND_ASSIGN(auto hint, store->OpenRead(std::string(kRoot) + "/_versions/latest_version_hint.json"));
+  ASSERT_OK_AND_ASSIGN(BufferPtr hb, hint->ReadAt(0, *hint->Size()));
+  EXPECT_EQ(std::string(hb->view()), "{\"version\":1}");
+  ASSERT_OK_AND_ASSIGN(auto m, ReadManifest(*store, std::string(kRoot) + "/_versions/18446744073709551614.manifest"));
+  EXPECT_EQ(m.writer_version().library(), "lancet");
+  EXPECT_EQ(m.data_format().version(), "2.2");
+  EXPECT_EQ(m.max_fragment_id(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto txf, store->OpenRead(std::string(kRoot) + "/_transactions/" + m.transaction_file()));
+  ASSERT_OK_AND_ASSIGN(BufferPtr tb, txf->ReadAt(0, *txf->Size()));
+  lance::table::Transaction txn;
+  ASSERT_TRUE(txn.ParseFromArray(tb->data(), static_cast<int>(tb->size())));
+  EXPECT_EQ(txn.read_version(), 0u);
+  EXPECT_TRUE(txn.has_overwrite());
+  EXPECT_EQ(txn.overwrite().fragments_size(), 3);
+  EXPECT_EQ(m.transaction_file(), "0-" + txn.uuid() + ".txn");
+
+  // Create again is refused and leaves no new files behind.
+  auto again = WriteDataset(store, kRoot, rows.schema, {MakeRows(0, 1)}, {});
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+}
+
+TEST(Writer, AppendOverwriteVersions) {
+  auto store = io::NewMemoryStore();
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(0, 10)}, {}).status());
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  ASSERT_OK_AND_ASSIGN(uint64_t v2, WriteDataset(store, kRoot, RowSchema(), {MakeRows(10, 5)}, append));
+  EXPECT_EQ(v2, 2u);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->CountRows(), 15u);
+  EXPECT_EQ(ds->fragments().back().id, 1u);
+  std::vector<int64_t> expect(15);
+  for (int i = 0; i < 15; ++i) expect[static_cast<size_t>(i)] = i;
+  EXPECT_EQ(Ids(*ds), expect);
+
+  // A different schema cannot be appended.
+  Schema other = RowSchema();
+  other.fields[2].type = MakeType(TypeId::kInt64);
+  auto bad = WriteDataset(store, kRoot, other, {}, append);
+  EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+
+  WriteParams ow;
+  ow.mode = WriteMode::kOverwrite;
+  ASSERT_OK_AND_ASSIGN(uint64_t v3, WriteDataset(store, kRoot, RowSchema(), {MakeRows(100, 3)}, ow));
+  EXPECT_EQ(v3, 3u);
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(Ids(*ds), (std::vector<int64_t>{100, 101, 102}));
+  EXPECT_EQ(ds->fragments()[0].id, 2u);  // ids are never reused
+
+  ASSERT_OK_AND_ASSIGN(auto versions, ds->ListVersions());
+  ASSERT_EQ(versions.size(), 3u);
+  EXPECT_EQ(versions[0].num_rows, 10u);
+  EXPECT_EQ(versions[1].num_rows, 15u);
+  EXPECT_EQ(versions[2].num_rows, 3u);
+  ASSERT_OK_AND_ASSIGN(auto old, ds->Checkout(2));
+  EXPECT_EQ(old->CountRows(), 15u);
+}
+
+TEST(Writer, TagsAndRestore) {
+  auto store = io::NewMemoryStore();
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(0, 10)}, {}).status());
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(10, 10)}, append).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  ASSERT_OK(CreateTag(*ds, "first", 1));
+  EXPECT_EQ(CreateTag(*ds, "first", 2).code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(CreateTag(*ds, "nope", 9).IsNotFound());
+  EXPECT_TRUE(CreateTag(*ds, "a/b", 1).IsInvalidArgument());
+  ASSERT_OK(CreateTag(*ds, "second", 2));
+  ASSERT_OK_AND_ASSIGN(auto tags, ds->ListTags());
+  EXPECT_EQ(tags, (std::map<std::string, uint64_t>{{"first", 1}, {"second", 2}}));
+  ASSERT_OK_AND_ASSIGN(auto f, store->OpenRead(std::string(kRoot) + "/_refs/tags/first.json"));
+  ASSERT_OK_AND_ASSIGN(BufferPtr fb, f->ReadAt(0, *f->Size()));
+  EXPECT_NE(std::string(fb->view()).find("\"manifestSize\":"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto tagged, ds->CheckoutTag("first"));
+  EXPECT_EQ(tagged->CountRows(), 10u);
+  ASSERT_OK(DeleteTag(*ds, "second"));
+  EXPECT_TRUE(DeleteTag(*ds, "second").IsNotFound());
+  ASSERT_OK_AND_ASSIGN(tags, ds->ListTags());
+  EXPECT_EQ(tags.size(), 1u);
+
+  ASSERT_OK_AND_ASSIGN(uint64_t v3, Restore(*ds, 1));
+  EXPECT_EQ(v3, 3u);
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->CountRows(), 10u);
+  // After a restore, new fragments still get fresh ids (peer README).
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(50, 1)}, append).status());
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->fragments().back().id, 2u);
+  EXPECT_TRUE(Restore(*ds, 42).status().IsNotFound());
+}
+
+TEST(Writer, DeleteRowsMergesAndDropsFragments) {
+  auto store = io::NewMemoryStore();
+  WriteParams p;
+  p.max_rows_per_file = 6000;
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(0, 6000), MakeRows(6000, 10)}, p).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  ASSERT_EQ(ds->fragments().size(), 2u);
+  // Fragment 0: offsets 1 and 3; fragment 1: offset 0.
+  std::vector<uint64_t> del = {1, 3, (uint64_t{1} << 32) | 0};
+  ASSERT_OK_AND_ASSIGN(uint64_t v2, DeleteRows(*ds, del));
+  EXPECT_EQ(v2, 2u);
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->CountRows(), 6007u);
+  EXPECT_TRUE(ds->fragments()[0].deletion_file.ends_with(".arrow"));
+  std::vector<int64_t> ids = Ids(*ds);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 1), 0);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 6000), 0);
+  ASSERT_OK_AND_ASSIGN(auto m, ReadManifest(*store, std::string(kRoot) + "/_versions/" + ManifestFileNameV2(2)));
+  EXPECT_EQ(m.reader_feature_flags() & 1, 1u);
+  EXPECT_EQ(m.writer_feature_flags() & 1, 1u);
+
+  // A second delete merges with the first; above 5000 rows it becomes a bitmap.
+  std::vector<uint64_t> many;
+  for (uint64_t i = 0; i < 5500; ++i) many.push_back(i);
+  ASSERT_OK(DeleteRows(*ds, many).status());
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  EXPECT_EQ(ds->CountRows(), 500u + 9u);
+  EXPECT_TRUE(ds->fragments()[0].deletion_file.ends_with(".bin"));
+  EXPECT_EQ(ds->fragments()[0].deleted_rows, 5500u);
+
+  // Deleting the rest of fragment 1 removes it from the manifest.
+  std::vector<uint64_t> rest;
+  for (uint64_t i = 1; i < 10; ++i) rest.push_back((uint64_t{1} << 32) | i);
+  ASSERT_OK(DeleteRows(*ds, rest).status());
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(store, kRoot));
+  ASSERT_EQ(ds->fragments().size(), 1u);
+  EXPECT_EQ(ds->CountRows(), 500u);
+  std::vector<int64_t> expect;
+  for (int64_t i = 5500; i < 6000; ++i) expect.push_back(i);
+  EXPECT_EQ(Ids(*ds), expect);
+
+  // Addresses outside the version are rejected.
+  std::vector<uint64_t> bad = {(uint64_t{7} << 32)};
+  EXPECT_TRUE(DeleteRows(*ds, bad).status().IsNotFound());
+  // Old versions still read as they were.
+  ASSERT_OK_AND_ASSIGN(auto v1, ds->Checkout(1));
+  EXPECT_EQ(v1->CountRows(), 6010u);
+}
+
+TEST(Writer, StableRowIds) {
+  auto store = io::NewMemoryStore();
+  WriteParams p;
+  p.enable_stable_row_ids = true;
+  p.max_rows_per_file = 4;
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(0, 6)}, p).status());
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  ASSERT_OK(WriteDataset(store, kRoot, RowSchema(), {MakeRows(6, 3)}, append).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  ScanOptions opts;
+  opts.columns = {"id", "_rowid"};
+  ASSERT_OK_AND_ASSIGN(auto batches, ds->Scan(opts));
+  std::vector<uint64_t> row_ids;
+  for (const auto& b : batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) row_ids.push_back(b.columns[1].values<uint64_t>()[i]);
+  }
+  EXPECT_EQ(row_ids, (std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST(Writer, LocalDirectoryUri) {
+  std::string dir = ::testing::TempDir() + "lancet_writer_local_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  ASSERT_OK(WriteDataset(dir, RowSchema(), {MakeRows(0, 20)}, {}).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir));
+  EXPECT_EQ(ds->CountRows(), 20u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace lancet::table
