@@ -35,6 +35,9 @@ class Buffer {
   /// Allocates `size` zeroed bytes; the caller may fill them through mutable_data()
   /// before sharing the buffer. Fails (rather than aborting) on absurd sizes.
   static Result<std::shared_ptr<Buffer>> Allocate(uint64_t size);
+  /// Like Allocate, but the bytes are left uninitialized: for callers that overwrite
+  /// every byte they later expose (decoders writing their output).
+  static Result<std::shared_ptr<Buffer>> AllocateUninitialized(uint64_t size);
   /// Copies bytes into a new owned buffer.
   static std::shared_ptr<Buffer> Copy(std::span<const uint8_t> bytes);
   static std::shared_ptr<Buffer> Copy(std::string_view bytes);
@@ -51,6 +54,7 @@ class Buffer {
   uint8_t* mutable_data() { return const_cast<uint8_t*>(data_); }
 
  private:
+  static Result<std::shared_ptr<Buffer>> AllocateImpl(uint64_t size, bool zero);
   Buffer() = default;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;

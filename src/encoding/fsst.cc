@@ -2,6 +2,8 @@
 //   u64 header = "FSST" << 32 | encoder_switch << 24 | suffix_lim << 16 | terminator << 8 | n_symbols
 //   n_symbols u64 symbols (little-endian bytes), n_symbols u8 lengths, zero fill to 2312.
 // Code 255 escapes the next byte; any other code c emits lens[c] bytes of symbols[c].
+#include <algorithm>
+
 #include "encoding/decoders_internal.h"
 
 namespace lancet::encoding::internal {
@@ -69,7 +71,9 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
   uint64_t last = compressed.OffsetAt(n);
   uint64_t in_bytes = last - first;
   ASSIGN_OR_RETURN(uint64_t out_cap, CheckedMul(in_bytes, kMaxSymbolLength, "FSST output"));
-  std::vector<uint8_t> out(out_cap);
+  // Sized for the worst case and never zeroed: only the first `pos` bytes, all
+  // written below, are exposed.
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(std::max<uint64_t>(out_cap, 1)));
   uint32_t bits = compressed.offset_bits;
   if (bits == 32 && out_cap > UINT32_MAX) bits = 64;
   uint64_t width = bits / 8;
@@ -81,7 +85,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
     if (i > 0) {
       uint64_t b = compressed.OffsetAt(i - 1);
       uint64_t e = compressed.OffsetAt(i);
-      RETURN_IF_ERROR(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out.data(), &pos));
+      RETURN_IF_ERROR(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out->mutable_data(), &pos));
     }
     if (bits == 64) {
       std::memcpy(o + i * 8, &pos, 8);
@@ -90,8 +94,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
       std::memcpy(o + i * 4, &p32, 4);
     }
   }
-  out.resize(pos);
-  return DataBlock::Variable(bits, n, std::move(offsets), Buffer::FromVector(std::move(out)));
+  return DataBlock::Variable(bits, n, std::move(offsets), Buffer::Slice(std::move(out), 0, pos));
 }
 
 }  // namespace lancet::encoding::internal

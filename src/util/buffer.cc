@@ -11,7 +11,11 @@ constexpr size_t kAlignment = 64;
 
 Buffer::~Buffer() { std::free(owned_); }
 
-Result<std::shared_ptr<Buffer>> Buffer::Allocate(uint64_t size) {
+Result<std::shared_ptr<Buffer>> Buffer::Allocate(uint64_t size) { return AllocateImpl(size, true); }
+
+Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(uint64_t size) { return AllocateImpl(size, false); }
+
+Result<std::shared_ptr<Buffer>> Buffer::AllocateImpl(uint64_t size, bool zero) {
   if (size > kMaxAllocation) {
     return Status::OutOfRange("refusing to allocate " + std::to_string(size) + " bytes (limit " +
                               std::to_string(kMaxAllocation) + ")");
@@ -21,7 +25,7 @@ Result<std::shared_ptr<Buffer>> Buffer::Allocate(uint64_t size) {
     size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
     void* p = std::aligned_alloc(kAlignment, rounded);
     if (p == nullptr) return Status::OutOfRange("out of memory allocating " + std::to_string(size) + " bytes");
-    std::memset(p, 0, rounded);
+    if (zero) std::memset(p, 0, rounded);
     b->owned_ = p;
     b->data_ = static_cast<const uint8_t*>(p);
   }
