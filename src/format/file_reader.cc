@@ -10,6 +10,7 @@
 #include "encoding/decoders.h"
 #include "format/assemble.h"
 #include "format/block_builder.h"
+#include "format/row_bounds.h"
 #include "format/lance_schema.h"
 #include "format/page_reader.h"
 #include "format/v20_reader.h"
@@ -151,10 +152,7 @@ class FileReaderImpl final : public FileReader {
 
   Result<Array> ReadRange(const Field& field, std::span<const int> leaf_columns, uint64_t begin,
                           uint64_t end) const override {
-    if (begin > end || end > num_rows_) {
-      return Status::InvalidArgument(path_ + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                     ") outside a file of " + std::to_string(num_rows_) + " rows");
-    }
+    RETURN_IF_ERROR(internal::CheckRowRange(path_, begin, end, num_rows_));
     return Read(field, leaf_columns, end - begin,
                 [&](size_t column, const std::vector<LayerKind>& kinds, LevelCollector* out) {
                   return CollectRange(column, begin, end, kinds, out);
@@ -163,12 +161,7 @@ class FileReaderImpl final : public FileReader {
 
   Result<Array> Take(const Field& field, std::span<const int> leaf_columns,
                      std::span<const uint64_t> rows) const override {
-    for (uint64_t r : rows) {
-      if (r >= num_rows_) {
-        return Status::InvalidArgument(path_ + ": row " + std::to_string(r) + " outside a file of " +
-                                       std::to_string(num_rows_) + " rows");
-      }
-    }
+    RETURN_IF_ERROR(internal::CheckRows(path_, rows, num_rows_));
     return Read(field, leaf_columns, rows.size(),
                 [&](size_t column, const std::vector<LayerKind>& kinds, LevelCollector* out) {
                   return CollectTake(column, rows, kinds, out);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "format/block_builder.h"
+#include "format/row_bounds.h"
 #include "format/v20_decode.h"
 #include "lance_proto/file2.pb.h"
 
@@ -82,10 +83,7 @@ class V20FileReader final : public FileReader {
 
   Result<Array> ReadRange(const Field& field, std::span<const int> leaf_columns, uint64_t begin,
                           uint64_t end) const override {
-    if (begin > end || end > num_rows_) {
-      return Status::InvalidArgument(path_ + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                     ") outside a file of " + std::to_string(num_rows_) + " rows");
-    }
+    RETURN_IF_ERROR(internal::CheckRowRange(path_, begin, end, num_rows_));
     std::vector<Span> spans;
     if (end > begin) spans.push_back({begin, end});
     return ReadField(field, leaf_columns, spans);
@@ -95,13 +93,8 @@ class V20FileReader final : public FileReader {
                      std::span<const uint64_t> rows) const override {
     std::vector<Span> spans;
     spans.reserve(rows.size());
-    for (uint64_t r : rows) {
-      if (r >= num_rows_) {
-        return Status::InvalidArgument(path_ + ": row " + std::to_string(r) + " outside a file of " +
-                                       std::to_string(num_rows_) + " rows");
-      }
-      spans.push_back({r, r + 1});
-    }
+    RETURN_IF_ERROR(internal::CheckRows(path_, rows, num_rows_));
+    for (uint64_t r : rows) spans.push_back({r, r + 1});
     return ReadField(field, leaf_columns, spans);
   }
 
