@@ -4,10 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
+#include "sink_test_util.h"
 #include "util/array_builder.h"
 #include "util/array_json.h"
 #include "util/sha256.h"
@@ -122,15 +119,7 @@ class FakeDataset : public table::Dataset {
 Array U64(std::vector<uint64_t> v) { return *ArrayFromVector(MakeType(TypeId::kUInt64), v); }
 
 Result<std::string> RunDump(const table::Dataset& ds, const DumpOptions& options) {
-  const std::string path = ::testing::TempDir() + "/dump_test_out.json";
-  ASSIGN_OR_RETURN(auto sink, OutputSink::Open(path));
-  RETURN_IF_ERROR(WriteDump(ds, options, *sink));
-  RETURN_IF_ERROR(sink->Close());
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::remove(path.c_str());
-  return ss.str();
+  return CaptureSink([&](OutputSink& sink) { return WriteDump(ds, options, sink); });
 }
 
 class DumpTest : public ::testing::Test {

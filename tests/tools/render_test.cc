@@ -3,10 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
+#include "sink_test_util.h"
 #include "util/array_builder.h"
 #include "util/array_json.h"
 #include "util/test_macros.h"
@@ -15,18 +12,10 @@ namespace lancet::cli {
 namespace {
 
 Result<std::string> Render(const std::vector<RecordBatch>& batches, RowFormat format, size_t width = 40) {
-  const std::string path = ::testing::TempDir() + "/render_test_out.txt";
-  ASSIGN_OR_RETURN(auto sink, OutputSink::Open(path));
   RenderOptions options;
   options.format = format;
   options.max_width = width;
-  RETURN_IF_ERROR(RenderRows(batches, options, *sink));
-  RETURN_IF_ERROR(sink->Close());
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::remove(path.c_str());
-  return ss.str();
+  return CaptureSink([&](OutputSink& sink) { return RenderRows(batches, options, sink); });
 }
 
 std::vector<RecordBatch> Sample() {
@@ -73,17 +62,10 @@ TEST(RenderTest, EmptyResult) {
   EXPECT_EQ(out, "");
 
   // With the requested columns known, an empty result still has its header.
-  const std::string path = ::testing::TempDir() + "/render_test_empty.txt";
-  ASSERT_OK_AND_ASSIGN(auto sink, OutputSink::Open(path));
   RenderOptions options;
   options.empty_header = {"id", "name"};
-  ASSERT_OK(RenderRows({}, options, *sink));
-  ASSERT_OK(sink->Close());
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::remove(path.c_str());
-  EXPECT_EQ(ss.str(), "id | name\n---+-----\n(0 rows)\n");
+  ASSERT_OK_AND_ASSIGN(out, CaptureSink([&](OutputSink& sink) { return RenderRows({}, options, sink); }));
+  EXPECT_EQ(out, "id | name\n---+-----\n(0 rows)\n");
 }
 
 TEST(RenderTest, FitCell) {
