@@ -61,19 +61,28 @@ class LocalFileSink : public OutputSink {
   std::string path_;
 };
 
+// Streams through the store's ObjectWriter, opened at the first byte so a writer that
+// fails early leaves nothing behind.
 class StoreSink : public OutputSink {
  public:
   StoreSink(std::shared_ptr<io::ObjectStore> store, std::string path) : store_(std::move(store)), path_(std::move(path)) {}
   Status Append(std::span<const uint8_t> bytes) override {
-    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
-    return Status::OK();
+    if (!out_) {
+      ASSIGN_OR_RETURN(out_, store_->OpenWrite(path_));
+    }
+    return out_->Append(bytes);
   }
-  Status Close() override { return store_->Put(path_, bytes_); }
+  Status Close() override {
+    if (!out_) {
+      ASSIGN_OR_RETURN(out_, store_->OpenWrite(path_));
+    }
+    return out_->Close();
+  }
 
  private:
   std::shared_ptr<io::ObjectStore> store_;
   std::string path_;
-  std::vector<uint8_t> bytes_;
+  std::unique_ptr<io::ObjectWriter> out_;
 };
 
 std::string PackAny(const char* url, const google::protobuf::Message& msg) {
@@ -127,6 +136,7 @@ class FileWriterImpl : public FileWriter {
     internal::ColumnEncodingOptions base;
     base.enable_bitpacking = options_.enable_bitpacking;
     base.enable_dictionary = options_.enable_dictionary;
+    base.enable_fsst = options_.enable_fsst;
     for (auto& leaf : leaves) {
       ASSIGN_OR_RETURN(internal::PageValues values, internal::PageValues::ForType(leaf.leaf().type));
       // A top-level field's keys reach all its leaves; the leaf's own keys win.

@@ -9,6 +9,7 @@
 #include "format/flatbuf_builder.h"
 #include "format/ipc_internal.h"
 #include "util/bit_util.h"
+#include "util/type_util.h"
 
 namespace lancet::format {
 
@@ -51,22 +52,12 @@ Ref BuildIntTable(FbBuilder& fb, const DataType& t) {
   return fb.EndTable();
 }
 
-bool IsInteger(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Builds the type table for a non-dictionary type; returns its union tag too.
 Result<std::pair<FbType, Ref>> BuildTypeTable(FbBuilder& fb, const DataType& t) {
   FbType tag;
   std::optional<Ref> tz;
   if (t.id == TypeId::kTimestamp && t.timezone) tz = fb.CreateString(*t.timezone);
-  if (IsInteger(t.id)) return std::make_pair(FbType::kInt, BuildIntTable(fb, t));
+  if (IsIntegerType(t.id)) return std::make_pair(FbType::kInt, BuildIntTable(fb, t));
   fb.StartTable();
   switch (t.id) {
     case TypeId::kNull: tag = FbType::kNull; break;
@@ -158,7 +149,7 @@ class SchemaBuilder {
     std::vector<int64_t>* child_ids = ids;
     int64_t id = -1;
     if (field.type.id == TypeId::kDictionary) {
-      if (!field.type.value_type || !field.type.index_type || !IsInteger(field.type.index_type->id)) {
+      if (!field.type.value_type || !field.type.index_type || !IsIntegerType(field.type.index_type->id)) {
         return Status::InvalidArgument("arrow ipc: dictionary field " + field.name + " needs integer indices and values");
       }
       type = field.type.value_type.get();

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <span>
 
 #include "encoding/bitpacking.h"
 #include "encoding/decoders.h"
+#include "encoding/dictionary_encoder.h"
 #include "encoding/general_encoder.h"
+#include "format/miniblock_values.h"
 
 namespace lancet::format::internal {
 
@@ -15,255 +18,13 @@ namespace pb = ::lance::encodings21;
 
 namespace {
 
-// Mini-block chunk targets (docs/format §7.3): the reference keeps flat chunks under
-// ~8 KiB and variable chunks under 4 KiB, with at most 4096 values per chunk.
-constexpr uint64_t kFlatChunkBytes = 8192;
-constexpr uint64_t kVariableChunkBytes = 4096;
-constexpr uint64_t kMaxChunkValues = 4096;
 // Mini-block is for values narrower than this (reference primitive.rs `is_narrow`).
 constexpr uint64_t kMiniBlockMaxValueBytes = 256;
 // Full-zip values at least this large are zstd-compressed one by one (docs/format §7.4).
 constexpr uint64_t kFullZipCompressBytes = 32 * 1024;
 constexpr uint8_t kMiniBlockPad = 0xFE;
-constexpr uint8_t kVariablePad = 0x48;
-
-template <typename T>
-void Put(std::vector<uint8_t>* out, T v) {
-  const size_t at = out->size();
-  out->resize(at + sizeof(T));
-  std::memcpy(out->data() + at, &v, sizeof(T));
-}
-
-void PadTo(std::vector<uint8_t>* out, size_t start, size_t align, uint8_t fill) {
-  while ((out->size() - start) % align != 0) out->push_back(fill);
-}
-
-// Copies n bits starting at bit `from` of an LSB-first bitmap into a fresh bitmap.
-std::vector<uint8_t> CopyBits(const std::vector<uint8_t>& src, uint64_t from, uint64_t n) {
-  std::vector<uint8_t> out((n + 7) / 8, 0);
-  if (from % 8 == 0) {
-    if (n > 0) std::memcpy(out.data(), src.data() + from / 8, (n + 7) / 8);
-    if (n % 8 != 0) out.back() &= static_cast<uint8_t>((1u << (n % 8)) - 1);
-    return out;
-  }
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t j = from + i;
-    if ((src[j >> 3] >> (j & 7)) & 1) out[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
-  }
-  return out;
-}
-
-pb::CompressiveEncoding FlatEncoding(uint64_t bits) {
-  pb::CompressiveEncoding e;
-  e.mutable_flat()->set_bits_per_value(bits);
-  return e;
-}
-
-pb::CompressiveEncoding VariableEncoding(uint64_t offset_bits) {
-  pb::CompressiveEncoding e;
-  *e.mutable_variable()->mutable_offsets() = FlatEncoding(offset_bits);
-  return e;
-}
 
 uint32_t BitLength(uint32_t v) { return v == 0 ? 0 : 32 - static_cast<uint32_t>(std::countl_zero(v)); }
-
-bool ExplicitCompression(const ColumnEncodingOptions& o) {
-  return o.compression == ColumnEncodingOptions::Compression::kZstd ||
-         o.compression == ColumnEncodingOptions::Compression::kLz4;
-}
-
-pb::CompressionScheme SchemeOf(const ColumnEncodingOptions& o) {
-  return o.compression == ColumnEncodingOptions::Compression::kLz4 ? pb::COMPRESSION_ALGORITHM_LZ4
-                                                                    : pb::COMPRESSION_ALGORITHM_ZSTD;
-}
-
-pb::CompressiveEncoding WrapGeneral(pb::CompressiveEncoding inner, pb::CompressionScheme scheme,
-                                    const ColumnEncodingOptions& o) {
-  pb::CompressiveEncoding e;
-  auto* g = e.mutable_general();
-  g->mutable_compression()->set_scheme(scheme);
-  if (o.has_compression_level) g->mutable_compression()->set_level(o.compression_level);
-  *g->mutable_values() = std::move(inner);
-  return e;
-}
-
-// ---------------------------------------------------------------------------------
-// Mini-block value encoders: each turns values [a, b) into the chunk's value buffers.
-
-class MiniBlockValues {
- public:
-  virtual ~MiniBlockValues() = default;
-  virtual uint64_t Bytes(uint64_t a, uint64_t b) const = 0;
-  virtual Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const = 0;
-  virtual uint64_t TargetChunkBytes() const { return kFlatChunkBytes; }
-  /// Non-zero when the encoding dictates the values per chunk (bitpacking: 1024).
-  virtual uint64_t FixedChunkValues() const { return 0; }
-  pb::CompressiveEncoding encoding;
-  uint64_t num_buffers = 1;
-};
-
-class FlatValues : public MiniBlockValues {
- public:
-  explicit FlatValues(const PageValues& v) : v_(v) { encoding = FlatEncoding(v.bits()); }
-  uint64_t Bytes(uint64_t a, uint64_t b) const override { return ((b - a) * v_.bits() + 7) / 8; }
-  Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const override {
-    if (v_.bits() % 8 != 0) {
-      buffers->push_back(CopyBits(v_.data(), a * v_.bits(), (b - a) * v_.bits()));
-    } else {
-      const uint64_t w = v_.bits() / 8;
-      buffers->emplace_back(v_.data().begin() + static_cast<ptrdiff_t>(a * w),
-                            v_.data().begin() + static_cast<ptrdiff_t>(b * w));
-    }
-    return Status::OK();
-  }
-
- private:
-  const PageValues& v_;
-};
-
-class BitpackedValues : public MiniBlockValues {
- public:
-  BitpackedValues(std::vector<std::vector<uint8_t>> chunks, uint32_t bits) : chunks_(std::move(chunks)) {
-    encoding.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(bits);
-  }
-  uint64_t Bytes(uint64_t a, uint64_t b) const override {
-    uint64_t total = 0;
-    for (uint64_t c = a / encoding::kFastLanesBlock; c * encoding::kFastLanesBlock < b; ++c) total += chunks_[c].size();
-    return total;
-  }
-  Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const override {
-    if (a % encoding::kFastLanesBlock != 0 || b - a > encoding::kFastLanesBlock) {
-      return Status::Internal("bitpacked chunk not aligned to 1024 values");
-    }
-    buffers->push_back(chunks_[a / encoding::kFastLanesBlock]);
-    return Status::OK();
-  }
-  uint64_t FixedChunkValues() const override { return encoding::kFastLanesBlock; }
-
-  /// Packs `v` if that is smaller than storing it flat; nullptr otherwise.
-  static std::unique_ptr<BitpackedValues> MaybeMake(const PageValues& v) {
-    const uint32_t bits = v.bits();
-    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return nullptr;
-    std::vector<std::vector<uint8_t>> chunks;
-    const uint64_t n = v.num_values();
-    if (n == 0) return nullptr;
-    switch (bits) {
-      case 8: chunks = Pack<uint8_t>(v); break;
-      case 16: chunks = Pack<uint16_t>(v); break;
-      case 32: chunks = Pack<uint32_t>(v); break;
-      default: chunks = Pack<uint64_t>(v); break;
-    }
-    uint64_t packed = 0;
-    for (const auto& c : chunks) packed += c.size();
-    if (packed >= n * bits / 8) return nullptr;
-    return std::make_unique<BitpackedValues>(std::move(chunks), bits);
-  }
-
- private:
-  template <typename T>
-  static std::vector<std::vector<uint8_t>> Pack(const PageValues& v) {
-    std::vector<T> values(v.num_values());
-    std::memcpy(values.data(), v.data().data(), values.size() * sizeof(T));
-    return encoding::InlineBitpackChunks<T>(std::span<const T>(values));
-  }
-  std::vector<std::vector<uint8_t>> chunks_;
-};
-
-class VariableValues : public MiniBlockValues {
- public:
-  explicit VariableValues(const PageValues& v) : v_(v) {
-    const uint64_t total = v.offsets().back() - v.offsets().front();
-    wide_ = v.offset_bits() == 64 || total + 8 * (v.num_values() + 1) > UINT32_MAX;
-    encoding = VariableEncoding(wide_ ? 64 : 32);
-  }
-  uint64_t Bytes(uint64_t a, uint64_t b) const override {
-    return v_.offsets()[b] - v_.offsets()[a] + (b - a + 1) * (wide_ ? 8 : 4);
-  }
-  uint64_t TargetChunkBytes() const override { return kVariableChunkBytes; }
-  Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const override {
-    std::vector<uint8_t> out;
-    const uint64_t n = b - a;
-    const uint64_t width = wide_ ? 8 : 4;
-    // Offsets are relative to the chunk buffer, so the first one points past the offsets.
-    const uint64_t base = (n + 1) * width;
-    const auto& off = v_.offsets();
-    out.reserve(base + off[b] - off[a] + width);
-    for (uint64_t i = a; i <= b; ++i) {
-      const uint64_t o = base + off[i] - off[a];
-      if (wide_) {
-        Put<uint64_t>(&out, o);
-      } else {
-        Put<uint32_t>(&out, static_cast<uint32_t>(o));
-      }
-    }
-    out.insert(out.end(), v_.data().begin() + static_cast<ptrdiff_t>(off[a]),
-               v_.data().begin() + static_cast<ptrdiff_t>(off[b]));
-    PadTo(&out, 0, width, kVariablePad);
-    buffers->push_back(std::move(out));
-    return Status::OK();
-  }
-
- private:
-  const PageValues& v_;
-  bool wide_ = false;
-};
-
-class FslValues : public MiniBlockValues {
- public:
-  explicit FslValues(const PageValues& v) : v_(v), validity_(v.any_item_null()) {
-    auto* fsl = encoding.mutable_fixed_size_list();
-    fsl->set_items_per_value(v.dimension());
-    *fsl->mutable_values() = FlatEncoding(v.bits());
-    fsl->set_has_validity(validity_);
-    num_buffers = validity_ ? 2 : 1;
-  }
-  uint64_t Bytes(uint64_t a, uint64_t b) const override {
-    const uint64_t items = (b - a) * v_.dimension();
-    return (items * v_.bits() + 7) / 8 + (validity_ ? (items + 7) / 8 : 0);
-  }
-  Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const override {
-    const uint64_t dim = v_.dimension();
-    if (validity_) buffers->push_back(CopyBits(v_.item_validity(), a * dim, (b - a) * dim));
-    if (v_.bits() % 8 != 0) {
-      buffers->push_back(CopyBits(v_.data(), a * dim * v_.bits(), (b - a) * dim * v_.bits()));
-    } else {
-      const uint64_t w = dim * v_.bits() / 8;
-      buffers->emplace_back(v_.data().begin() + static_cast<ptrdiff_t>(a * w),
-                            v_.data().begin() + static_cast<ptrdiff_t>(b * w));
-    }
-    return Status::OK();
-  }
-
- private:
-  const PageValues& v_;
-  bool validity_;
-};
-
-// Compresses the first buffer of every chunk (how the reference wraps mini-block
-// chunks in General).
-class GeneralValues : public MiniBlockValues {
- public:
-  GeneralValues(std::unique_ptr<MiniBlockValues> inner, pb::CompressionScheme scheme, int32_t level,
-                const ColumnEncodingOptions& o)
-      : inner_(std::move(inner)), scheme_(scheme), level_(level) {
-    encoding = WrapGeneral(inner_->encoding, scheme, o);
-    num_buffers = inner_->num_buffers;
-  }
-  uint64_t Bytes(uint64_t a, uint64_t b) const override { return inner_->Bytes(a, b); }
-  uint64_t TargetChunkBytes() const override { return inner_->TargetChunkBytes(); }
-  uint64_t FixedChunkValues() const override { return inner_->FixedChunkValues(); }
-  Status Write(uint64_t a, uint64_t b, std::vector<std::vector<uint8_t>>* buffers) const override {
-    const size_t first = buffers->size();
-    RETURN_IF_ERROR(inner_->Write(a, b, buffers));
-    ASSIGN_OR_RETURN((*buffers)[first], encoding::CompressGeneral(scheme_, level_, (*buffers)[first]));
-    return Status::OK();
-  }
-
- private:
-  std::unique_ptr<MiniBlockValues> inner_;
-  pb::CompressionScheme scheme_;
-  int32_t level_;
-};
 
 // ---------------------------------------------------------------------------------
 // Mini-block layout (docs/format §7.3).
@@ -276,29 +37,105 @@ struct LevelView {
   uint64_t num_levels = 0;
 };
 
+// Level encoding of a page's rep or def levels: FastLanes bitpacking at the width
+// of the page's largest level (what the reference's block compressor picks for
+// levels), or raw u16.
+struct LevelCodec {
+  uint32_t width = 16;
+  pb::CompressiveEncoding encoding;
+  explicit LevelCodec(const std::vector<uint16_t>& levels) {
+    uint16_t all = 0;
+    for (uint16_t l : levels) all |= l;
+    width = static_cast<uint32_t>(std::bit_width(all));
+    if (width == 0 || width >= 16) {
+      width = 16;
+      encoding = FlatEncoding(16);
+      return;
+    }
+    auto* bp = encoding.mutable_out_of_line_bitpacking();
+    bp->set_uncompressed_bits_per_value(16);
+    *bp->mutable_values() = FlatEncoding(width);
+  }
+  std::vector<uint8_t> Encode(const uint16_t* levels, uint64_t n) const {
+    if (width == 16) {
+      std::vector<uint8_t> raw(n * 2);
+      if (n > 0) std::memcpy(raw.data(), levels, n * 2);
+      return raw;
+    }
+    return encoding::OutOfLineBitpack<uint16_t>(std::span<const uint16_t>(levels, n), width);
+  }
+};
+
+// A dictionary-encoded page's indices and items (variable-width or fixed-width).
+struct DictionaryPage {
+  encoding::VariableDictionary dict;
+  uint32_t item_bits = 0;  // non-zero for fixed-width items, held in dict.item_data
+  uint64_t num_items() const { return item_bits != 0 ? dict.item_data.size() * 8 / item_bits : dict.num_items(); }
+};
+
+// Dictionary-encode strings when the estimated encoded size is under 80% of the plain
+// size (reference `should_dictionary_encode`: items + their offsets + u32 indices).
+std::optional<DictionaryPage> MaybeDictionary(const PageValues& v, const ColumnEncodingOptions& o) {
+  constexpr uint64_t kMinValues = 100;
+  constexpr double kMaxSizeRatio = 0.8;
+  constexpr uint64_t kSample = 1024;
+  const uint64_t n = v.num_values();
+  if (!o.enable_dictionary || n < kMinValues) return std::nullopt;
+  if (v.kind() == PageValues::Kind::kFixed && v.bits() >= 64 && v.bits() % 8 == 0) {
+    // Items of the value's width plus u32 indices: only 64-bit and wider values can
+    // come out under the ratio (lance 12 does this for int64, not for int32).
+    const uint64_t w = v.bits() / 8;
+    const double budget = kMaxSizeRatio * static_cast<double>(n * w) - 4.0 * static_cast<double>(n);
+    if (budget <= 0) return std::nullopt;
+    const auto max_items = static_cast<uint64_t>(budget / static_cast<double>(w));
+    const uint64_t sample = std::min(n, kSample);
+    const uint64_t seen = encoding::SampleFixedCardinality(v.data().data(), sample, w);
+    if (seen > max_items || (seen * 2 > sample && seen * n / sample > max_items)) return std::nullopt;
+    auto dict = encoding::BuildFixedDictionary(v.data().data(), n, w, max_items);
+    if (!dict) return std::nullopt;
+    return DictionaryPage{std::move(*dict), v.bits()};
+  }
+  if (v.kind() != PageValues::Kind::kVariable || v.offset_bits() != 32) return std::nullopt;
+  const uint64_t bytes = v.offsets().back() - v.offsets().front();
+  const double plain = static_cast<double>(bytes + 4 * (n + 1));
+  const double avg = static_cast<double>(bytes) / static_cast<double>(n);
+  const double budget = kMaxSizeRatio * plain - 4.0 * static_cast<double>(n);
+  if (budget <= 0) return std::nullopt;
+  const auto max_items = static_cast<uint64_t>(budget / (avg + 4.0));
+  if (max_items == 0) return std::nullopt;
+  // A sample that is mostly distinct and extrapolates past the budget means high
+  // cardinality: skip the full build.
+  const uint64_t sample = std::min(n, kSample);
+  const uint64_t seen = encoding::SampleCardinality(v.data(), v.offsets(), sample);
+  if (seen > max_items || (seen * 2 > sample && seen * n / sample > max_items)) return std::nullopt;
+  auto dict = encoding::BuildVariableDictionary(v.data(), v.offsets(), max_items);
+  if (!dict) return std::nullopt;
+  return DictionaryPage{std::move(*dict)};
+}
+
 Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOptions& options,
-                                    const std::string& context) {
+                                    const std::string& context, const DictionaryPage* dict) {
   const PageValues& values = *in.values;
   const uint64_t n = values.num_values();
   std::unique_ptr<MiniBlockValues> enc;
-  switch (values.kind()) {
-    case PageValues::Kind::kFixed:
-      if (options.enable_bitpacking && !ExplicitCompression(options)) enc = BitpackedValues::MaybeMake(values);
-      if (!enc) enc = std::make_unique<FlatValues>(values);
-      break;
-    case PageValues::Kind::kVariable:
-      enc = std::make_unique<VariableValues>(values);
-      break;
-    case PageValues::Kind::kFixedSizeList:
-      enc = std::make_unique<FslValues>(values);
-      break;
-    default:
-      return Status::NotSupported(context + ": this type cannot be stored in a mini-block page");
+  if (dict != nullptr) {
+    enc = ChooseFixed(FixedView{reinterpret_cast<const uint8_t*>(dict->dict.indices.data()), n, 32}, options);
+  } else {
+    switch (values.kind()) {
+      case PageValues::Kind::kFixed:
+        enc = ChooseFixed(FixedView{values.data().data(), n, values.bits()}, options);
+        break;
+      case PageValues::Kind::kVariable:
+        enc = ChooseVariable(values, options);
+        break;
+      case PageValues::Kind::kFixedSizeList:
+        enc = MakeFixedSizeListValues(values);
+        break;
+      default:
+        return Status::NotSupported(context + ": this type cannot be stored in a mini-block page");
+    }
   }
-  if (ExplicitCompression(options)) {
-    const int32_t level = options.has_compression_level ? options.compression_level : 0;
-    enc = std::make_unique<GeneralValues>(std::move(enc), SchemeOf(options), level, options);
-  }
+  if (ExplicitCompression(options)) enc = WrapGeneralValues(std::move(enc), options);
 
   LevelView lv;
   lv.rep = in.rep;
@@ -340,10 +177,11 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
     for (uint64_t a = 0; a < n; a += step) chunks.emplace_back(a, std::min(n, a + step));
   } else {
     const uint64_t target = enc->TargetChunkBytes();
+    const uint64_t max_values = enc->MaxChunkValues();
     uint64_t a = 0;
     while (a < n) {
       const uint64_t remaining = n - a;
-      if (remaining <= kMaxChunkValues && enc->Bytes(a, n) <= target && levels_ok(a, n, true)) {
+      if (remaining <= max_values && enc->Bytes(a, n) <= target && levels_ok(a, n, true)) {
         chunks.emplace_back(a, n);
         break;
       }
@@ -351,7 +189,7 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
         chunks.emplace_back(a, n);
         break;
       }
-      uint64_t k = std::bit_floor(std::min(remaining, kMaxChunkValues));
+      uint64_t k = std::bit_floor(std::min(remaining, max_values));
       while (k > 2 && (enc->Bytes(a, a + k) > target || !levels_ok(a, a + k, a + k == n))) k /= 2;
       chunks.emplace_back(a, a + k);
       a += k;
@@ -364,7 +202,7 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
         // Too many levels for a 1024-value chunk: fall back to flat, freely sized chunks.
         ColumnEncodingOptions flat = options;
         flat.enable_bitpacking = false;
-        return EncodeMiniBlock(in, flat, context);
+        return EncodeMiniBlock(in, flat, context, dict);
       }
       return Status::NotSupported(context + ": a mini-block chunk would need more than " +
                                   std::to_string(kMaxChunkLevels) + " repetition/definition levels");
@@ -376,6 +214,10 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
   std::vector<uint8_t> data;
   std::vector<uint64_t> rep_index;
   std::vector<std::vector<uint8_t>> vbufs;
+  std::optional<LevelCodec> rep_codec, def_codec;
+  if (lv.has_rep) rep_codec.emplace(*in.rep);
+  if (lv.has_def) def_codec.emplace(*in.def);
+  std::vector<uint8_t> rep_bytes, def_bytes;
   for (size_t c = 0; c < chunks.size(); ++c) {
     const auto [a, b] = chunks[c];
     const bool final = c + 1 == chunks.size();
@@ -383,23 +225,23 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
     const uint64_t l1 = any_levels ? level_end(b, final) : 0;
     vbufs.clear();
     RETURN_IF_ERROR(enc->Write(a, b, &vbufs));
+    if (lv.has_rep) rep_bytes = rep_codec->Encode(in.rep->data() + l0, l1 - l0);
+    if (lv.has_def) def_bytes = def_codec->Encode(in.def->data() + l0, l1 - l0);
     const size_t start = data.size();
     Put<uint16_t>(&data, static_cast<uint16_t>(l1 - l0));
-    if (lv.has_rep) Put<uint16_t>(&data, static_cast<uint16_t>((l1 - l0) * 2));
-    if (lv.has_def) Put<uint16_t>(&data, static_cast<uint16_t>((l1 - l0) * 2));
+    if (lv.has_rep) Put<uint16_t>(&data, static_cast<uint16_t>(rep_bytes.size()));
+    if (lv.has_def) Put<uint16_t>(&data, static_cast<uint16_t>(def_bytes.size()));
     for (const auto& vb : vbufs) {
       if (vb.size() > UINT32_MAX) return Status::NotSupported(context + ": mini-block chunk buffer over 4 GiB");
       Put<uint32_t>(&data, static_cast<uint32_t>(vb.size()));
     }
     PadTo(&data, start, 8, kMiniBlockPad);
     if (lv.has_rep) {
-      const auto* p = reinterpret_cast<const uint8_t*>(in.rep->data() + l0);
-      data.insert(data.end(), p, p + (l1 - l0) * 2);
+      data.insert(data.end(), rep_bytes.begin(), rep_bytes.end());
       PadTo(&data, start, 8, kMiniBlockPad);
     }
     if (lv.has_def) {
-      const auto* p = reinterpret_cast<const uint8_t*>(in.def->data() + l0);
-      data.insert(data.end(), p, p + (l1 - l0) * 2);
+      data.insert(data.end(), def_bytes.begin(), def_bytes.end());
       PadTo(&data, start, 8, kMiniBlockPad);
     }
     for (const auto& vb : vbufs) {
@@ -440,8 +282,12 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
   }
 
   auto* mb = page.layout.mutable_mini_block_layout();
-  if (lv.has_rep) *mb->mutable_rep_compression() = FlatEncoding(16);
-  if (lv.has_def) *mb->mutable_def_compression() = FlatEncoding(16);
+  if (lv.has_rep) *mb->mutable_rep_compression() = rep_codec->encoding;
+  if (lv.has_def) *mb->mutable_def_compression() = def_codec->encoding;
+  if (dict != nullptr) {
+    *mb->mutable_dictionary() = dict->item_bits != 0 ? FlatEncoding(dict->item_bits) : VariableEncoding(32);
+    mb->set_num_dictionary_items(dict->num_items());
+  }
   *mb->mutable_value_compression() = enc->encoding;
   for (auto layer : *in.layers) mb->add_layers(layer);
   mb->set_num_buffers(enc->num_buffers);
@@ -451,12 +297,18 @@ Result<EncodedPage> EncodeMiniBlock(const PageInput& in, const ColumnEncodingOpt
 
   page.buffers.push_back(std::move(meta));
   page.buffers.push_back(std::move(data));
+  if (dict != nullptr) {
+    page.buffers.push_back(dict->item_bits != 0
+                               ? dict->dict.item_data
+                               : encoding::EncodeVariableBlock(dict->dict.item_offsets, dict->dict.item_data));
+  }
   if (lv.has_rep) {
     std::vector<uint8_t> ri(rep_index.size() * 8);
     std::memcpy(ri.data(), rep_index.data(), ri.size());
     page.buffers.push_back(std::move(ri));
   }
   page.description = "miniblock " + encoding::DescribeEncoding(enc->encoding);
+  if (dict != nullptr) page.description += " dictionary";
   return page;
 }
 
@@ -594,7 +446,7 @@ Result<EncodedPage> EncodeFullZip(const PageInput& in, const ColumnEncodingOptio
       }
     } else if (values.kind() == PageValues::Kind::kFixedSizeList) {
       if (values.any_item_null()) {
-        auto bits = CopyBits(values.item_validity(), v * dim, dim);
+        auto bits = CopyBits(values.item_validity().data(), v * dim, dim);
         zipped.insert(zipped.end(), bits.begin(), bits.end());
       }
       const uint64_t w = dim * values.bits() / 8;
@@ -652,6 +504,54 @@ Result<EncodedPage> EncodeConstantNull(const PageInput& in) {
     page.buffers.push_back(std::move(def));
   }
   page.description = "constant null";
+  return page;
+}
+
+// One value repeated over a page without nulls or lists (as lance 12 writes it, with
+// every layer marked all-valid even in a nullable column): a
+// fixed-width value of up to 32 bytes sits in the layout and the page has no
+// buffers; a string or binary value is buffer 0, a one-value array (u32 buffer count
+// 2, u32 buffer sizes, offsets [0, len] in the type's offset width, the bytes).
+std::optional<EncodedPage> MaybeEncodeConstant(const PageInput& in) {
+  constexpr uint64_t kMaxInlineBytes = 32;
+  const PageValues& values = *in.values;
+  const uint64_t n = values.num_values();
+  if (in.max_rep != 0 || n == 0) return std::nullopt;
+  if (std::any_of(in.def->begin(), in.def->end(), [](uint16_t d) { return d != 0; })) return std::nullopt;
+  EncodedPage page;
+  auto* cl = page.layout.mutable_constant_layout();
+  for (size_t i = 0; i < in.layers->size(); ++i) cl->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+  page.description = "constant value";
+  const uint8_t* d = values.data().data();
+  if (values.kind() == PageValues::Kind::kFixed && values.bits() % 8 == 0 && values.bits() / 8 <= kMaxInlineBytes) {
+    const uint64_t w = values.bits() / 8;
+    for (uint64_t i = 1; i < n; ++i) {
+      if (std::memcmp(d, d + i * w, w) != 0) return std::nullopt;
+    }
+    cl->set_inline_value(d, w);
+    return page;
+  }
+  if (values.kind() != PageValues::Kind::kVariable) return std::nullopt;
+  const auto& off = values.offsets();
+  const uint64_t len = off[1] - off[0];
+  if (len > UINT32_MAX) return std::nullopt;
+  for (uint64_t i = 1; i < n; ++i) {
+    if (off[i + 1] - off[i] != len || std::memcmp(d + off[0], d + off[i], len) != 0) return std::nullopt;
+  }
+  const uint32_t width = values.offset_bits() / 8;
+  std::vector<uint8_t> scalar;
+  Put<uint32_t>(&scalar, 2);
+  Put<uint32_t>(&scalar, 2 * width);
+  Put<uint32_t>(&scalar, static_cast<uint32_t>(len));
+  if (width == 8) {
+    Put<uint64_t>(&scalar, 0);
+    Put<uint64_t>(&scalar, len);
+  } else {
+    Put<uint32_t>(&scalar, 0);
+    Put<uint32_t>(&scalar, static_cast<uint32_t>(len));
+  }
+  scalar.insert(scalar.end(), d + off[0], d + off[0] + len);
+  page.buffers.push_back(std::move(scalar));
   return page;
 }
 
@@ -884,7 +784,8 @@ Result<ColumnEncodingOptions> EncodingOptionsFor(const Field& field, ColumnEncod
     } else if (v == "none") {
       base.compression = ColumnEncodingOptions::Compression::kNone;
     } else if (v == "fsst") {
-      base.compression = ColumnEncodingOptions::Compression::kDefault;  // plain strings are a valid choice
+      base.compression = ColumnEncodingOptions::Compression::kDefault;
+      base.force_fsst = true;
     } else {
       return Status::InvalidArgument("field '" + field.name + "': unknown lance-encoding:compression '" + *s +
                                      "' (expected zstd, lz4 or none)");
@@ -909,6 +810,9 @@ Result<EncodedPage> EncodePage(const PageInput& in, const ColumnEncodingOptions&
   if (input.def == nullptr) input.def = &kNoLevels;
   const PageValues& values = *input.values;
   if (values.kind() == PageValues::Kind::kNull) return EncodeConstantNull(input);
+  if (options.compression == ColumnEncodingOptions::Compression::kDefault && options.enable_bitpacking) {
+    if (auto page = MaybeEncodeConstant(input)) return std::move(*page);
+  }
   bool full_zip;
   switch (options.structural) {
     case ColumnEncodingOptions::Structural::kMiniBlock:
@@ -927,7 +831,11 @@ Result<EncodedPage> EncodePage(const PageInput& in, const ColumnEncodingOptions&
       (values.kind() == PageValues::Kind::kFixed || values.kind() == PageValues::Kind::kFixedSizeList)) {
     full_zip = false;
   }
-  return full_zip ? EncodeFullZip(input, options, context) : EncodeMiniBlock(input, options, context);
+  if (options.structural != ColumnEncodingOptions::Structural::kFullZip) {
+    // The reference tries a dictionary before choosing the structural layout.
+    if (auto dict = MaybeDictionary(values, options)) return EncodeMiniBlock(input, options, context, &*dict);
+  }
+  return full_zip ? EncodeFullZip(input, options, context) : EncodeMiniBlock(input, options, context, nullptr);
 }
 
 }  // namespace lancet::format::internal

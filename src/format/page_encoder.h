@@ -74,6 +74,8 @@ struct ColumnEncodingOptions {
   bool has_compression_level = false;
   bool enable_bitpacking = true;
   bool enable_dictionary = true;
+  bool enable_fsst = true;
+  bool force_fsst = false;  // lance-encoding:compression=fsst
 };
 
 /// Reads lance-encoding:* metadata of `field` over `base`. InvalidArgument for bad values.

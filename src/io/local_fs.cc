@@ -105,8 +105,58 @@ std::string TempNameFor(const std::string& path) {
          std::to_string(rng() & 0xffffff);
 }
 
+// Streams into a temporary file renamed over the target at Close, like Put.
+class LocalObjectWriter final : public ObjectWriter {
+ public:
+  LocalObjectWriter(int fd, std::string tmp, std::string path, std::shared_ptr<IoStats> stats)
+      : fd_(fd), tmp_(std::move(tmp)), path_(std::move(path)), stats_(std::move(stats)) {}
+  ~LocalObjectWriter() override {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(tmp_.c_str());
+    }
+  }
+  Status Append(std::span<const uint8_t> bytes) override {
+    if (fd_ < 0) return Status::IOError(path_ + ": write after close");
+    RETURN_IF_ERROR(WriteAll(fd_, bytes, tmp_));
+    written_ += bytes.size();
+    return Status::OK();
+  }
+  Status Close() override {
+    if (fd_ < 0) return Status::IOError(path_ + ": closed twice");
+    Status st;
+    if (::fsync(fd_) != 0) st = Status::IOError(tmp_ + ": fsync failed: " + ErrnoText(errno));
+    ::close(fd_);
+    fd_ = -1;
+    if (st.ok() && ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      st = Status::IOError(path_ + ": rename failed: " + ErrnoText(errno));
+    }
+    if (!st.ok()) {
+      ::unlink(tmp_.c_str());
+      return st;
+    }
+    stats_->RecordWrite(written_);
+    return Status::OK();
+  }
+
+ private:
+  int fd_;
+  std::string tmp_;
+  std::string path_;
+  std::shared_ptr<IoStats> stats_;
+  uint64_t written_ = 0;
+};
+
 class LocalFileSystemImpl final : public ObjectStore {
  public:
+  Result<std::unique_ptr<ObjectWriter>> OpenWrite(const std::string& path) override {
+    RETURN_IF_ERROR(MakeParents(path));
+    std::string tmp = TempNameFor(path);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::IOError(tmp + ": cannot create: " + ErrnoText(errno));
+    return std::unique_ptr<ObjectWriter>(std::make_unique<LocalObjectWriter>(fd, std::move(tmp), path, stats_));
+  }
+
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) const override {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -157,6 +207,10 @@ class LocalFileSystemImpl final : public ObjectStore {
       info.path = entry.path().filename().string();
       info.is_dir = entry.is_directory(ec);
       if (!info.is_dir) info.size = entry.file_size(ec);
+      struct stat st;
+      if (::stat(entry.path().c_str(), &st) == 0) {
+        info.modified_ms = int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
+      }
       out.push_back(std::move(info));
     }
     return out;

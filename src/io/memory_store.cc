@@ -64,10 +64,10 @@ class MemoryStore final : public ObjectStore {
       std::string rest = it->first.substr(prefix.size());
       auto slash = rest.find('/');
       if (slash == std::string::npos) {
-        out.push_back({rest, it->second->size(), false});
+        out.push_back({rest, it->second->size(), false, std::nullopt});
       } else if (rest.substr(0, slash) != last_dir) {
         last_dir = rest.substr(0, slash);
-        out.push_back({last_dir, 0, true});
+        out.push_back({last_dir, 0, true, std::nullopt});
       }
     }
     if (out.empty()) return Status::NotFound(dir + ": no such directory");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "util/bit_util.h"
+#include "util/type_util.h"
 
 namespace lancet {
 
@@ -22,15 +23,6 @@ constexpr int kMaxNestingDepth = 64;
 bool IsListType(TypeId id) { return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap; }
 bool HasLargeOffsets(TypeId id) {
   return id == TypeId::kLargeList || id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
-}
-bool IsIntegerType(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64:
-      return true;
-    default:
-      return false;
-  }
 }
 // Fixed-width types whose values are whole bytes (everything fixed but bool).
 bool IsByteWidth(const DataType& t) {

@@ -387,7 +387,10 @@ TEST_F(PeerTest, ManyChunksAndPages) {
       list += "]";
     }
     l += sep + list;
-    lng += sep + (i % 17 == 0 ? std::string("null") : "\"" + std::string(260 + i % 50, static_cast<char>('a' + i % 26)) + "\"");
+    // Distinct values, so no dictionary: these stay full-zip.
+    lng += sep + (i % 17 == 0 ? std::string("null")
+                              : "\"" + std::string(260 + i % 50, static_cast<char>('a' + i % 26)) + std::to_string(i) +
+                                    "\"");
   }
   for (auto* js : {&ids, &small, &s, &l, &lng, &f}) *js += "]";
   RecordBatch b = JsonBatch({
@@ -417,6 +420,76 @@ TEST_F(PeerTest, ManyChunksAndPages) {
   FileWriterOptions no_bp;
   no_bp.enable_bitpacking = false;
   ExpectPeerReads("no_bitpacking", b, no_bp);
+}
+
+TEST_F(PeerTest, DictionaryFsstRleConstantAndPackedLevels) {
+  // Each column is shaped for one of the data-dependent encodings; the reference must
+  // read them all, in one page and in many.
+  const int n = 6000;
+  const char* colours[] = {"red", "green", "blue", "", "ultramarine"};
+  std::string cat = "[", url = "[", runs = "[", runs64 = "[", tags = "[", opt = "[", k = "[", ks = "[", d64 = "[";
+  for (int i = 0; i < n; ++i) {
+    const char* sep = i ? "," : "";
+    cat += sep + (i % 13 == 0 ? std::string("null") : "\"" + std::string(colours[(i * 7) % 5]) + "\"");
+    url += sep + (i % 5 == 0 ? std::string("null")
+                             : "\"https://example.com/item/" + std::to_string((i * 31) % 99991) + "?q=" +
+                                   std::to_string(i) + "\"");
+    runs += sep + (i % 1000 == 999 ? std::string("null") : std::to_string((i / 300) % 7 - 3));
+    runs64 += sep + std::to_string(int64_t{1} << 40 | (i / 500));
+    std::string list;
+    if (i % 11 == 0) {
+      list = "null";
+    } else {
+      list = "[";
+      for (int k = 0; k < i % 4; ++k) {
+        list += (k ? "," : "") + (k == 2 ? std::string("null") : "\"tag" + std::to_string((i + k) % 9) + "\"");
+      }
+      list += "]";
+    }
+    tags += sep + list;
+    opt += sep + (i % 4 == 1 ? std::string("null") : std::to_string((int64_t{i} * 2654435761) % 1000003));
+    k += sep + std::string("42");
+    ks += sep + std::string("\"the same text\"");
+    d64 += sep + (i % 10 == 3 ? std::string("null") : std::to_string((int64_t{(i * 13) % 19} << 40) - 5));
+  }
+  for (auto* js : {&cat, &url, &runs, &runs64, &tags, &opt, &k, &ks, &d64}) *js += "]";
+  RecordBatch b = JsonBatch({
+      {MakeField("cat", MakeType(TypeId::kUtf8)), cat},
+      {MakeField("url", MakeType(TypeId::kUtf8)), url},
+      {MakeField("runs", MakeType(TypeId::kInt32)), runs},
+      {MakeField("runs64", MakeType(TypeId::kInt64), false), runs64},
+      {MakeField("tags", ListOf(MakeField("item", MakeType(TypeId::kUtf8)))), tags},
+      {MakeField("opt", MakeType(TypeId::kInt64)), opt},
+      {MakeField("k", MakeType(TypeId::kInt32), false), k},
+      {MakeField("ks", MakeType(TypeId::kUtf8)), ks},
+      {MakeField("d64", MakeType(TypeId::kInt64)), d64},
+      {MakeField("lurl", MakeType(TypeId::kLargeUtf8)), url},
+  });
+  for (const uint64_t page_bytes : {uint64_t{8} << 20, uint64_t{65536}, uint64_t{16384}}) {
+    FileWriterOptions options;
+    options.max_page_bytes = page_bytes;
+    FileStats stats;
+    ExpectPeerReads("encodings_" + std::to_string(page_bytes), b, options, &stats);
+    auto uses = [&](size_t col, const std::string& what) {
+      for (const auto& e : stats.columns[col].encodings) {
+        if (e.find(what) != std::string::npos) return true;
+      }
+      return false;
+    };
+    ASSERT_EQ(stats.columns.size(), 10u);
+    EXPECT_TRUE(uses(0, "dictionary")) << stats.columns[0].encodings[0];
+    // FSST needs 32 KiB of strings in a page.
+    if (page_bytes >= 65536) {
+      EXPECT_TRUE(uses(1, "Fsst")) << stats.columns[1].encodings[0];
+      EXPECT_TRUE(uses(9, "Fsst(Variable(Flat(64)))")) << stats.columns[9].encodings[0];
+    }
+    EXPECT_TRUE(uses(2, "Rle")) << stats.columns[2].encodings[0];
+    EXPECT_TRUE(uses(3, "Rle")) << stats.columns[3].encodings[0];
+    EXPECT_TRUE(uses(4, "dictionary")) << stats.columns[4].encodings[0];
+    EXPECT_TRUE(uses(6, "constant value")) << stats.columns[6].encodings[0];
+    EXPECT_TRUE(uses(7, "constant value")) << stats.columns[7].encodings[0];
+    EXPECT_TRUE(uses(8, "dictionary")) << stats.columns[8].encodings[0];
+  }
 }
 
 }  // namespace

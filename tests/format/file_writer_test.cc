@@ -3,7 +3,9 @@
 #include "lancet/format/file_writer.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 
@@ -480,6 +482,37 @@ TEST(FileWriterTest, RejectsMismatchedBatch) {
   ASSERT_OK_AND_ASSIGN(Array a, ArrayFromJson(T(TypeId::kInt64), "[1]"));
   EXPECT_TRUE(writer->Write(Batch(schema, {a})).IsInvalidArgument());
   EXPECT_TRUE(writer->Write(Batch(schema, {})).IsInvalidArgument());
+}
+
+TEST(FileWriterTest, LocalStoreStreamsAndPublishesAtFinish) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("lancet_fw_stream_" + std::to_string(getpid()) + "_" +
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto store = io::LocalFileSystem();
+  Big big = MakeBig(3000, 3000, 9);
+  FileWriterOptions small_pages;
+  small_pages.max_page_bytes = 4096;  // pages reach the store before Finish
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(store, (dir / "a.lance").string(), big.schema, small_pages));
+    ASSERT_OK(writer->Write(big.batches[0]));
+    EXPECT_FALSE(fs::exists(dir / "a.lance"));
+    ASSERT_OK_AND_ASSIGN(FileStats stats, writer->Finish());
+    EXPECT_EQ(fs::file_size(dir / "a.lance"), stats.file_size);
+  }
+  {
+    // Abandoned before Finish: no object and no temporary file stays behind.
+    ASSERT_OK_AND_ASSIGN(auto writer, FileWriter::Open(store, (dir / "b.lance").string(), big.schema, small_pages));
+    ASSERT_OK(writer->Write(big.batches[0]));
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"a.lance"});
+  ASSERT_OK_AND_ASSIGN(auto file, store->OpenRead((dir / "a.lance").string()));
+  ASSERT_OK_AND_ASSIGN(auto reader, FileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(file))));
+  EXPECT_EQ(reader->num_rows(), 3000u);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ class OutputSink {
 /// A sink that streams to a local file (created or truncated). IOError names the path.
 Result<std::unique_ptr<OutputSink>> OpenLocalFileSink(const std::string& path);
 
-/// A sink that collects the bytes in memory and Puts them as one object at Close().
-/// (ObjectStore has no streaming writes, so memory grows with the file.)
+/// A sink that writes one object through ObjectStore::OpenWrite: streamed to a
+/// temporary file on the local store, collected in memory and Put at Close() elsewhere.
 std::unique_ptr<OutputSink> MakeObjectStoreSink(std::shared_ptr<io::ObjectStore> store, std::string path);
 
 /// Field metadata keys the writer honours (the reference's names).
@@ -44,6 +44,8 @@ struct FileWriterOptions {
   bool enable_bitpacking = true;
   /// Dictionary-encode low-cardinality values in mini-block pages.
   bool enable_dictionary = true;
+  /// FSST-compress strings in mini-block pages when a trained table pays off.
+  bool enable_fsst = true;
   /// Rows shredded at once from a batch; bounds the writer's scratch memory.
   int64_t shred_rows = 64 * 1024;
 };
@@ -79,8 +81,7 @@ class FileWriter {
   /// SchemaToLance does). InvalidArgument for types Lance cannot store.
   static Result<std::unique_ptr<FileWriter>> Open(std::unique_ptr<OutputSink> sink, const Schema& schema,
                                                   FileWriterOptions options = {});
-  /// Convenience: writes through MakeObjectStoreSink (the file is buffered in memory
-  /// until Finish). Use OpenLocalFileSink to stream a local file instead.
+  /// Convenience: writes through MakeObjectStoreSink.
   static Result<std::unique_ptr<FileWriter>> Open(std::shared_ptr<io::ObjectStore> store, const std::string& path,
                                                   const Schema& schema, FileWriterOptions options = {});
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +59,18 @@ struct ObjectInfo {
   std::string path;  // relative to the listed prefix's directory
   uint64_t size = 0;
   bool is_dir = false;
+  /// Last modification in ms since the Unix epoch, if the store knows it (cleanup keeps
+  /// young unreferenced files since they may belong to a commit in progress).
+  std::optional<int64_t> modified_ms;
+};
+
+/// \brief An object written in pieces, visible only once Close succeeds. Not thread-safe.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual Status Append(std::span<const uint8_t> bytes) = 0;
+  /// Makes the object visible, replacing any existing one. No Append may follow.
+  virtual Status Close() = 0;
 };
 
 /// \brief A namespace of objects addressed by '/'-separated paths. Thread-safe.
@@ -73,6 +86,9 @@ class ObjectStore {
   virtual Status Put(const std::string& path, std::span<const uint8_t> bytes) = 0;
   /// Creates the object only if absent; AlreadyExists otherwise. Atomic.
   virtual Status PutIfAbsent(const std::string& path, std::span<const uint8_t> bytes) = 0;
+  /// Writes an object as a stream, so large objects need not be held in memory. The
+  /// default collects the bytes and Puts them at Close; stores that can stream override it.
+  virtual Result<std::unique_ptr<ObjectWriter>> OpenWrite(const std::string& path);
   virtual Status Delete(const std::string& path) = 0;
 
   /// Counters for every request this store (and files it opened) served.
