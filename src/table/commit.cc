@@ -241,7 +241,14 @@ Result<uint64_t> CommitWithRetry(io::ObjectStore& store, const std::string& root
       base.latest = std::move(latest);
     }
 
-    ASSIGN_OR_RETURN(PreparedCommit prep, build(base));
+    auto built = build(base);
+    if (!built.ok()) {
+      // An earlier lost attempt may have written our transaction file; no manifest
+      // names it, so it must not outlive the failed change.
+      if (attempt > 0) (void)store.Delete(JoinPath(root, "_transactions/" + txn_name));
+      return built.status();
+    }
+    PreparedCommit prep = std::move(*built);
     const uint64_t version = base.latest_version + 1;
     Transaction& txn = prep.transaction;
     txn.set_read_version(read_version);

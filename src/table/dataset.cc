@@ -608,8 +608,18 @@ Result<std::vector<RecordBatch>> DatasetImpl::Scan(const ScanOptions& options) c
   ASSIGN_OR_RETURN(Projection proj, Project(options.columns, options.with_row_id, options.with_row_addr));
   std::vector<RecordBatch> out;
   uint64_t remaining = options.limit.value_or(std::numeric_limits<uint64_t>::max());
+  for (uint64_t id : options.fragment_ids) {
+    if (!frag_index_.count(id)) {
+      return Status::NotFound(root_ + ": fragment " + std::to_string(id) + " is not in version " +
+                              std::to_string(manifest_.version()));
+    }
+  }
   for (size_t frag_idx = 0; frag_idx < frags_.size() && remaining > 0; ++frag_idx) {
     const FragmentState& frag = frags_[frag_idx];
+    if (!options.fragment_ids.empty() && std::find(options.fragment_ids.begin(), options.fragment_ids.end(),
+                                                   frag.pb->id()) == options.fragment_ids.end()) {
+      continue;
+    }
     uint64_t physical = frag.pb->physical_rows();
     ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(frag_idx));
     uint64_t pos = 0;

@@ -216,15 +216,17 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
     std::vector<DataFragment> new_frags = *frags;
     if (append || (params.mode == WriteMode::kAppend && base.latest)) {
       if (!base.latest) return Status::Corruption(root + ": the dataset's manifests disappeared during the append");
+      // An append that found no dataset raced another writer creating it; it read
+      // nothing a replacement could invalidate, so it only needs matching columns.
       for (const auto& [version, txn] : base.since_read) {
-        if (IsReplacement(txn)) return Status::CommitConflict(DescribeReplacement(root, version));
+        if (append && IsReplacement(txn)) return Status::CommitConflict(DescribeReplacement(root, version));
       }
       // The data files name field ids; they must still mean the same columns.
-      std::map<int32_t, std::string> latest_types;
-      for (const auto& f : base.latest->fields()) latest_types[f.id()] = f.logical_type();
+      std::map<int32_t, std::pair<std::string, std::string>> latest_fields;
+      for (const auto& f : base.latest->fields()) latest_fields[f.id()] = {f.name(), f.logical_type()};
       for (const auto& f : lance_fields) {
-        auto it = latest_types.find(f.id());
-        if (it == latest_types.end() || it->second != f.logical_type()) {
+        auto it = latest_fields.find(f.id());
+        if (it == latest_fields.end() || it->second != std::make_pair(f.name(), f.logical_type())) {
           return Status::CommitConflict(root + ": the schema changed under the append (field id " +
                                         std::to_string(f.id()) + " '" + f.name() + "')");
         }

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <numeric>
+#include <utility>
 
 #include "lance_proto/transaction.pb.h"
 #include "table/commit.h"
@@ -74,7 +78,9 @@ TEST(Writer, CreateThenReadBack) {
     ASSERT_EQ(ds->fragments()[i].files.size(), 1u);
     const DataFileInfo& f = ds->fragments()[i].files[0];
     EXPECT_EQ(f.path.size(), 50u + 6u);
-    EXPECT_EQ(f.path.find_first_not_of("01"), 24u);
+    // 24 binary digits then 26 hex digits; a hex digit may itself be 0 or 1.
+    EXPECT_EQ(f.path.substr(0, 24).find_first_not_of("01"), std::string::npos) << f.path;
+    EXPECT_EQ(f.path.substr(24, 26).find_first_not_of("0123456789abcdef"), std::string::npos) << f.path;
     EXPECT_EQ(f.major, 2u);
     EXPECT_EQ(f.minor, 2u);
     ASSERT_OK_AND_ASSIGN(uint64_t size, store->Size(std::string(kRoot) + "/data/" + f.path));
@@ -256,6 +262,67 @@ TEST(Writer, LocalDirectoryUri) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir));
   EXPECT_EQ(ds->CountRows(), 20u);
   std::filesystem::remove_all(dir);
+}
+
+
+// Forwards to `inner`, but runs `before_first_manifest` just before the first manifest
+// create, so a competing commit lands in between deterministically.
+class RacingStore : public io::ObjectStore {
+ public:
+  RacingStore(std::shared_ptr<io::ObjectStore> inner, std::function<void()> before_first_manifest)
+      : inner_(std::move(inner)), hook_(std::move(before_first_manifest)) {}
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenRead(const std::string& p) const override {
+    return inner_->OpenRead(p);
+  }
+  Result<uint64_t> Size(const std::string& p) const override { return inner_->Size(p); }
+  Result<bool> Exists(const std::string& p) const override { return inner_->Exists(p); }
+  Result<std::vector<io::ObjectInfo>> List(const std::string& d) const override { return inner_->List(d); }
+  Status Put(const std::string& p, std::span<const uint8_t> b) override { return inner_->Put(p, b); }
+  Status PutIfAbsent(const std::string& p, std::span<const uint8_t> b) override {
+    if (hook_ && p.find("/_versions/") != std::string::npos) std::exchange(hook_, nullptr)();
+    return inner_->PutIfAbsent(p, b);
+  }
+  Status Delete(const std::string& p) override { return inner_->Delete(p); }
+
+ private:
+  std::shared_ptr<io::ObjectStore> inner_;
+  std::function<void()> hook_;
+};
+
+TEST(Writer, AppendsRacingToCreateBothLand) {
+  // Regression: the loser of two appends that both found no dataset saw the winner's
+  // create as a replacement and gave up with CommitConflict.
+  auto inner = io::NewMemoryStore();
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  auto racing = std::make_shared<RacingStore>(inner, [&] {
+    ASSERT_OK(WriteDataset(inner, kRoot, RowSchema(), {MakeRows(0, 10)}, append).status());
+  });
+  ASSERT_OK_AND_ASSIGN(uint64_t v, WriteDataset(racing, kRoot, RowSchema(), {MakeRows(10, 5)}, append));
+  EXPECT_EQ(v, 2u);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(inner, kRoot));
+  std::vector<int64_t> ids = Ids(*ds);
+  std::sort(ids.begin(), ids.end());
+  std::vector<int64_t> want(15);
+  std::iota(want.begin(), want.end(), 0);
+  EXPECT_EQ(ids, want);
+  // The loser's first attempt wrote a transaction file; only committed ones remain.
+  ASSERT_OK_AND_ASSIGN(auto txns, inner->List(std::string(kRoot) + "/_transactions"));
+  EXPECT_EQ(txns.size(), 2u);
+
+  // A create racing a create of another schema is still refused, leaving no stray files.
+  auto inner2 = io::NewMemoryStore();
+  auto racing2 = std::make_shared<RacingStore>(inner2, [&] {
+    Schema other;
+    other.fields = {MakeField("other", MakeType(TypeId::kInt32))};
+    RecordBatch b = *MakeRecordBatch({"other"}, {*ArrayFromVector(MakeType(TypeId::kInt32), std::vector<int32_t>{1})});
+    ASSERT_OK(WriteDataset(inner2, kRoot, other, {b}, append).status());
+  });
+  auto lost = WriteDataset(racing2, kRoot, RowSchema(), {MakeRows(0, 3)}, append);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_TRUE(lost.status().IsCommitConflict()) << lost.status().ToString();
+  ASSERT_OK_AND_ASSIGN(txns, inner2->List(std::string(kRoot) + "/_transactions"));
+  EXPECT_EQ(txns.size(), 1u);
 }
 
 }  // namespace

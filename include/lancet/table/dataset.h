@@ -49,6 +49,9 @@ struct ScanOptions {
   bool with_row_id = false;    // appends "_rowid" (uint64)
   bool with_row_addr = false;  // appends "_rowaddr" (uint64)
   std::optional<uint64_t> limit;
+  /// Only these fragments (still in id order); empty = all. NotFound for an id that
+  /// is not in the version.
+  std::vector<uint64_t> fragment_ids;
 };
 
 /// \brief An opened version of a dataset. Immutable and thread-safe.

@@ -61,6 +61,19 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
 Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses,
                             int max_commit_attempts = 20);
 
+/// \brief Deletes the rows of `dataset`'s version for which `predicate` is true and
+/// returns the new version (or dataset.version() when no row matches). The predicate
+/// is SQL-like: `column op literal` or `literal op column` (op: = != <> < <= > >=;
+/// literals: integers, floats, 'strings' with '' for a quote, TRUE/FALSE, NULL),
+/// IS [NOT] NULL, AND/OR/NOT (case-insensitive) and parentheses; dotted names reach
+/// struct members and `backquotes` quote a name. Dates and timestamps take
+/// 'YYYY-MM-DD[ HH:MM[:SS[.f]]][Z|+HH:MM]' strings or raw integers. A comparison with
+/// a null value is not true (SQL three-valued logic). InvalidArgument (naming the
+/// column and the position) for a parse error, a missing column or member, a type
+/// without an order, or a literal that does not fit the column type; nothing is
+/// written then. Otherwise as DeleteRows.
+Result<uint64_t> DeleteWhere(const Dataset& dataset, const std::string& predicate, int max_commit_attempts = 20);
+
 /// \brief Makes version `version` of `dataset`'s table the newest one again (a new
 /// version with its schema and fragments) and returns the new version. Fragment ids
 /// keep increasing afterwards. NotFound if `version` does not exist.

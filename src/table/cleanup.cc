@@ -1,0 +1,187 @@
+// Cleanup: remove old manifests, then files no kept version references (the rules of the
+// reference's dataset/cleanup.rs, plus blob sidecars).
+#include "lancet/table/cleanup.h"
+
+#include <set>
+#include <string_view>
+
+#include "table/commit.h"
+#include "table/deletion.h"
+#include "table/manifest.h"
+
+namespace lancet::table {
+namespace {
+
+using lance::table::Manifest;
+
+// A file no manifest names may belong to a commit still being written; only this old can
+// it be assumed abandoned (cleanup.rs UNVERIFIED_THRESHOLD_DAYS).
+constexpr int64_t kUnverifiedAgeMs = int64_t{7} * 24 * 3600 * 1000;
+
+// Paths (relative to the dataset root) that a set of manifests references.
+struct References {
+  std::set<std::string> files;        // data/, _deletions/, _transactions/ paths
+  std::set<std::string> index_uuids;  // _indices/<uuid>/
+};
+
+std::string UuidText(const std::string& bytes) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
+    auto b = static_cast<uint8_t>(bytes[i]);
+    s.push_back(kHex[b >> 4]);
+    s.push_back(kHex[b & 15]);
+  }
+  return s;
+}
+
+Status AddReferences(const io::ObjectStore& store, const ManifestLocation& loc, const Manifest& m, References* refs) {
+  for (const auto& frag : m.fragments()) {
+    // Files under other base paths live outside this dataset's directory: never ours to remove.
+    for (const auto& file : frag.files()) {
+      if (!file.has_base_id()) refs->files.insert("data/" + file.path());
+    }
+    if (frag.has_deletion_file() && !frag.deletion_file().has_base_id()) {
+      refs->files.insert(DeletionFileName(frag.id(), frag.deletion_file()));
+    }
+  }
+  if (!m.transaction_file().empty()) refs->files.insert("_transactions/" + m.transaction_file());
+  ASSIGN_OR_RETURN(std::vector<uint8_t> section, ReadIndexSection(store, loc.path, m));
+  if (!section.empty()) {
+    lance::table::IndexSection indices;
+    if (!indices.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
+      return Status::Corruption(loc.path + ": index section is not a valid lance.table.IndexSection");
+    }
+    for (const auto& index : indices.indices()) refs->index_uuids.insert(UuidText(index.uuid().uuid()));
+  }
+  return Status::OK();
+}
+
+struct ListedFile {
+  std::string rel;  // relative to the dataset root
+  uint64_t size = 0;
+  std::optional<int64_t> modified_ms;
+};
+
+// Every file under `<root>/<dir>` (recursively); nothing if the directory is absent.
+Status ListTree(const io::ObjectStore& store, const std::string& root, const std::string& dir,
+                std::vector<ListedFile>* out) {
+  auto listed = store.List(JoinPath(root, dir));
+  if (listed.status().IsNotFound()) return Status::OK();
+  RETURN_IF_ERROR(listed.status());
+  for (const io::ObjectInfo& info : *listed) {
+    std::string rel = dir + "/" + info.path;
+    if (info.is_dir) {
+      RETURN_IF_ERROR(ListTree(store, root, rel, out));
+    } else {
+      out->push_back({rel, info.size, info.modified_ms});
+    }
+  }
+  return Status::OK();
+}
+
+// Temporary objects of an interrupted Put/PutIfAbsent (our local store's
+// "<name>.tmp-<pid>-…" and the reference's "_versions/.tmp…").
+bool IsTempFile(std::string_view rel) {
+  std::string_view name = rel.substr(rel.rfind('/') + 1);
+  return name.starts_with(".tmp") || name.find(".tmp-") != std::string_view::npos;
+}
+
+enum class Ref : uint8_t { kKept, kVerified, kUnverified, kNotOurs };
+
+// What references `rel`: a kept manifest, only removed ones, or none. Files cleanup does
+// not manage (manifests, tags, unknown kinds) are kNotOurs.
+Ref Classify(std::string_view rel, const References& kept, const References& removed) {
+  auto lookup = [&](const std::string& key) {
+    if (kept.files.count(key)) return Ref::kKept;
+    return removed.files.count(key) ? Ref::kVerified : Ref::kUnverified;
+  };
+  if (IsTempFile(rel)) return Ref::kUnverified;
+  if (rel.starts_with("_indices/")) {
+    std::string_view rest = rel.substr(9);
+    std::string uuid(rest.substr(0, rest.find('/')));
+    if (uuid.size() == rest.size()) return Ref::kNotOurs;  // a stray file, not an index directory
+    if (kept.index_uuids.count(uuid)) return Ref::kKept;
+    return removed.index_uuids.count(uuid) ? Ref::kVerified : Ref::kUnverified;
+  }
+  if (rel.starts_with("data/")) {
+    if (rel.ends_with(".lance")) return lookup(std::string(rel));
+    // Blob sidecars live in data/<data file name without .lance>/ and share its fate.
+    if (rel.ends_with(".blob")) {
+      std::string_view dir = rel.substr(0, rel.rfind('/'));
+      if (dir == "data") return Ref::kNotOurs;
+      return lookup(std::string(dir) + ".lance");
+    }
+    return Ref::kNotOurs;
+  }
+  if (rel.starts_with("_deletions/") && (rel.ends_with(".arrow") || rel.ends_with(".bin"))) {
+    return lookup(std::string(rel));
+  }
+  if (rel.starts_with("_transactions/") && rel.ends_with(".txn")) return lookup(std::string(rel));
+  return Ref::kNotOurs;
+}
+
+}  // namespace
+
+Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& options) {
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  const std::string& root = dataset.uri();
+  if (options.older_than.count() < 0) return Status::InvalidArgument(root + ": cleanup older_than is negative");
+  // Nanoseconds, as manifests record them: with older_than = 0 even a version committed a moment ago is old.
+  const int64_t now_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const int64_t now_ms = now_ns / 1000000;
+  // 128 bits: neither a huge older_than nor a hostile manifest timestamp can overflow.
+  const __int128 cutoff_ns = __int128{now_ns} - __int128{options.older_than.count()} * 1000000000;
+  ASSIGN_OR_RETURN(auto tags, dataset.ListTags());
+  std::set<uint64_t> tagged;
+  for (const auto& [name, version] : tags) tagged.insert(version);
+
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
+  References kept, removed;
+  std::vector<const ManifestLocation*> old;
+  for (const ManifestLocation& loc : manifests) {
+    // An unreadable manifest stops the cleanup: guessing could delete files it needs.
+    ASSIGN_OR_RETURN(Manifest m, ReadManifest(*store, loc.path, loc.size));
+    __int128 ts_ns = __int128{m.timestamp().seconds()} * 1000000000 + m.timestamp().nanos();
+    // Versions from the opened one on are kept even if old: newer ones may have been
+    // committed after the caller looked (cleanup.rs is_latest).
+    bool keep = loc.version >= dataset.version() || tagged.count(loc.version) || ts_ns >= cutoff_ns;
+    RETURN_IF_ERROR(AddReferences(*store, loc, m, keep ? &kept : &removed));
+    if (!keep) old.push_back(&loc);
+  }
+
+  CleanupStats stats;
+  // Manifests first: if cleanup stops half way, the files it did not reach are orphans of
+  // removed versions, never files a remaining manifest still names.
+  for (const ManifestLocation* loc : old) {
+    uint64_t size = loc->size;
+    if (size == 0) size = store->Size(loc->path).ValueOr(0);
+    RETURN_IF_ERROR(store->Delete(loc->path));
+    ++stats.old_versions;
+    ++stats.files_removed;
+    stats.bytes_removed += size;
+  }
+
+  std::vector<ListedFile> files;
+  for (const char* dir : {"data", "_deletions", "_transactions", "_indices", "_versions"}) {
+    RETURN_IF_ERROR(ListTree(*store, root, dir, &files));
+  }
+  for (const ListedFile& f : files) {
+    Ref ref = Classify(f.rel, kept, removed);
+    if (ref == Ref::kKept || ref == Ref::kNotOurs) continue;
+    // A file of unknown age is treated as young.
+    bool may_be_in_progress =
+        !options.delete_unverified && (!f.modified_ms || *f.modified_ms > now_ms - kUnverifiedAgeMs);
+    if (ref == Ref::kUnverified && may_be_in_progress) continue;
+    Status st = store->Delete(JoinPath(root, f.rel));
+    if (st.IsNotFound()) continue;  // removed by someone else meanwhile
+    RETURN_IF_ERROR(st);
+    ++stats.files_removed;
+    stats.bytes_removed += f.size;
+  }
+  return stats;
+}
+
+}  // namespace lancet::table
