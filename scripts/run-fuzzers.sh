@@ -27,6 +27,20 @@ seeds_for() {  # $1 = fuzzer name -> seed dir
       if [ -d "$WORK/corpus/data" ]; then
         find "$WORK/corpus/data" -name '*.manifest' -size -256k -exec cp {} "$dir/" \; 2>/dev/null || true
       fi ;;
+    predicate_fuzz)
+      local i=0 p
+      for p in "i = 1" "u >= 3 AND NOT (s = 'a' OR s IS NULL)" "p.x < 4 OR p.y <> 'q'" \
+               "t > '2023-11-14 22:13:20Z' AND d <= '2022-01-01'" "f != -0.0 OR b = TRUE" "l IS NOT NULL"; do
+        printf '%s' "$p" > "$dir/seed$((i++))"
+      done ;;
+    import_json_fuzz)
+      cat > "$dir/seed0" <<'JSON'
+{"fields": [{"name": "i", "type": "int64"}, {"name": "s", "type": "utf8"},
+ {"name": "l", "type": "list", "children": [{"name": "item", "type": "float32"}]},
+ {"name": "st", "type": "struct", "children": [{"name": "b", "type": "binary"}, {"name": "d", "type": "decimal128", "precision": 10, "scale": 2}]}],
+ "rows": [{"i": "-5", "s": "\u00e9", "l": [1.5, null, "NaN"], "st": {"b": "00ff", "d": "-1.25"}}, {"i": null}]}
+JSON
+      ;;
   esac
   echo "$dir"
 }

@@ -24,18 +24,7 @@ LANCET="$BUILD_DIR/bin/lancet"
 [ -x "$LANCET" ] || die "lancet binary not found: $LANCET (build the 'lancet' target)"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
-SHARED="${LANCET_SHARED_DIR:-$REPO/../shared}"
-if [ -f "$SHARED/peer/setup.sh" ]; then
-  PEER="$SHARED/peer"
-elif [ -f "$SHARED/setup.sh" ]; then
-  PEER="$SHARED"
-else
-  die "peer harness not found under $SHARED (set LANCET_SHARED_DIR)"
-fi
-command -v node >/dev/null 2>&1 || die "node not found (the peer needs node >= 20)"
-
-export LANCE_PEER_DIR="${LANCE_PEER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lance-peer}"
-"$PEER/setup.sh" "$LANCE_PEER_DIR" >/dev/null || die "peer setup failed"
+PEER_SETUP_QUIET=1 . "$REPO/tests/interop/peer_env.sh"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-legacy.XXXXXX")" || die "cannot create a temp dir"
 failed=1

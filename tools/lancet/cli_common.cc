@@ -65,6 +65,22 @@ std::vector<std::string> SplitList(const std::string& list) {
   return out;
 }
 
+Result<std::chrono::seconds> ParseDuration(const std::string& text) {
+  uint64_t n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  const std::string unit(ptr, text.data() + text.size());
+  uint64_t scale = 0;
+  if (unit == "s") scale = 1;
+  if (unit == "m") scale = 60;
+  if (unit == "h") scale = 3600;
+  if (unit == "d") scale = 86400;
+  // 2^40 s is over 30,000 years: anything larger is a typo, not an age.
+  if (ec != std::errc() || ptr == text.data() || scale == 0 || n > (uint64_t{1} << 40) / scale) {
+    return Status::InvalidArgument("'" + text + "' is not a duration (e.g. 7d, 12h, 30m, 0s)");
+  }
+  return std::chrono::seconds(static_cast<int64_t>(n * scale));
+}
+
 Result<std::vector<uint64_t>> ParseU64List(const std::string& list) {
   std::vector<uint64_t> out;
   for (const std::string& item : SplitList(list)) {

@@ -1,6 +1,7 @@
 // Helpers shared by the lancet subcommands: exit codes, error reporting, opening.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,6 +53,8 @@ Status CheckColumns(const Schema& schema, const std::vector<std::string>& column
 
 /// Splits "a,b,,c" into {"a","b","c"}.
 std::vector<std::string> SplitList(const std::string& list);
+/// Parses "7d", "12h", "30m", "45s", "0s" (a whole number and one unit).
+Result<std::chrono::seconds> ParseDuration(const std::string& text);
 /// Parses "1,5,9" (decimal u64s, spaces allowed) or reports which item is bad.
 Result<std::vector<uint64_t>> ParseU64List(const std::string& list);
 

@@ -14,5 +14,14 @@ Command AddTakeCommand(CLI::App& root);
 /// `blob get`; the `blob` group node is created here too.
 Command AddBlobGetCommand(CLI::App& root);
 Command AddDumpCommand(CLI::App& root);
+Command AddImportCommand(CLI::App& root);
+Command AddExportCommand(CLI::App& root);
+Command AddDeleteCommand(CLI::App& root);
+/// `tag DATASET create|delete|list`.
+Command AddTagCommand(CLI::App& root);
+Command AddRestoreCommand(CLI::App& root);
+Command AddAddColumnsCommand(CLI::App& root);
+Command AddCompactCommand(CLI::App& root);
+Command AddCleanupCommand(CLI::App& root);
 
 }  // namespace lancet::cli

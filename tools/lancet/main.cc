@@ -12,11 +12,14 @@ namespace {
 
 int Main(int argc, char** argv) {
   using namespace lancet::cli;
-  CLI::App app("lancet: read Lance datasets", "lancet");
+  CLI::App app("lancet: read and write Lance datasets", "lancet");
   app.set_version_flag("--version", "lancet " LANCET_VERSION);
   app.require_subcommand(1);
-  std::vector<Command> commands = {AddInfoCommand(app), AddScanCommand(app), AddTakeCommand(app),
-                                   AddBlobGetCommand(app), AddDumpCommand(app)};
+  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),       AddTakeCommand(app),
+                                   AddBlobGetCommand(app), AddDumpCommand(app),       AddImportCommand(app),
+                                   AddExportCommand(app),  AddDeleteCommand(app),     AddTagCommand(app),
+                                   AddRestoreCommand(app), AddAddColumnsCommand(app), AddCompactCommand(app),
+                                   AddCleanupCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,49 @@
+// `lancet cleanup`: remove old versions and the files only they used.
+#include <cstdio>
+
+#include "lancet/commands.h"
+#include "lancet/table/cleanup.h"
+
+namespace lancet::cli {
+namespace {
+
+struct CleanupState {
+  std::string dataset;
+  std::string older_than = "14d";
+  bool delete_unverified = false;
+
+  int Run() const {
+    table::CleanupOptions options;
+    auto age = ParseDuration(older_than);
+    if (!age.ok()) return ReportUsage("--older-than: " + age.status().message());
+    options.older_than = *age;
+    options.delete_unverified = delete_unverified;
+    auto ds = OpenDataset(dataset, VersionSelector{});
+    if (!ds.ok()) return ReportError(ds.status());
+    auto stats = table::Cleanup(**ds, options);
+    if (!stats.ok()) return ReportError(stats.status(), dataset);
+    std::printf("removed %llu old versions and %llu files (%llu bytes) from %s\n",
+                static_cast<unsigned long long>(stats->old_versions),
+                static_cast<unsigned long long>(stats->files_removed),
+                static_cast<unsigned long long>(stats->bytes_removed), dataset.c_str());
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+Command AddCleanupCommand(CLI::App& root) {
+  auto state = std::make_shared<CleanupState>();
+  CLI::App* app = root.add_subcommand("cleanup", "Delete old versions and files no kept version uses");
+  app->footer("The latest version and tagged versions are always kept.");
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("--older-than", state->older_than,
+                  "Remove versions older than this: a number with unit d, h, m "
+                  "or s (default 14d; 0s = all)");
+  app->add_flag("--delete-unverified", state->delete_unverified,
+                "Also remove unreferenced files younger than 7 days (may break "
+                "an in-progress commit)");
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli

@@ -1,0 +1,128 @@
+// `lancet export`: a version of a dataset as an Arrow IPC stream or file.
+#include <cstdio>
+#include <filesystem>
+
+#include "format/ipc_writer.h"
+#include "lancet/commands.h"
+#include "lancet/progress.h"
+#include "lancet/value_json.h"
+
+namespace lancet::cli {
+namespace {
+
+// Writes `bytes` to `path` ("-" = stdout) through a temporary name, so a failed
+// export never leaves a partial file behind.
+Status WriteOutput(const std::string& path, const Buffer& bytes) {
+  if (path == "-") {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
+      return Status::IOError("write to stdout failed");
+    }
+    return Status::OK();
+  }
+  const std::string tmp = path + ".lancet-tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Status::IOError(path + ": cannot create");
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  if (std::fclose(f) != 0 || !ok) {
+    std::remove(tmp.c_str());
+    return Status::IOError(path + ": write failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    return Status::IOError(path + ": " + ec.message());
+  }
+  return Status::OK();
+}
+
+struct ExportState {
+  std::string dataset;
+  std::string out;
+  VersionSelector selector;
+  std::string format;
+  std::string compression = "none";
+  bool skip_blobs = false;
+  Progress progress;
+
+  int Run() {
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status());
+    // Blob columns have no writer yet, so their bytes could not be imported
+    // back.
+    std::vector<std::string> blob_columns;
+    Schema schema;
+    for (const Field& f : (*ds)->schema().fields) {
+      if (BlobFieldPaths(Schema{{f}, {}}).empty()) {
+        schema.fields.push_back(f);
+      } else {
+        blob_columns.push_back(f.name);
+      }
+    }
+    schema.metadata = (*ds)->schema().metadata;
+    if (!blob_columns.empty() && !skip_blobs) {
+      return ReportError(Status::NotSupported("column '" + blob_columns.front() +
+                                              "' holds Blob V2 values, which export cannot write yet (blobs "
+                                              "could "
+                                              "not be imported back); --skip-blobs leaves such columns out"),
+                         dataset);
+    }
+    if (!blob_columns.empty()) {
+      std::string names;
+      for (const auto& c : blob_columns) names += (names.empty() ? "" : ", ") + c;
+      std::fprintf(stderr, "lancet: %s: leaving out blob columns: %s\n", dataset.c_str(), names.c_str());
+    }
+    if (schema.fields.empty()) return ReportError(Status::InvalidArgument("no columns left to export"), dataset);
+    table::ScanOptions scan;
+    for (const Field& f : schema.fields) scan.columns.push_back(f.name);
+    progress.Report(
+        "scanning " + std::to_string((*ds)->CountRows()) + " rows of version " + std::to_string((*ds)->version()),
+        true);
+    auto batches = (*ds)->Scan(scan);
+    if (!batches.ok()) return ReportError(batches.status(), dataset);
+    // Scan batches carry the read schema; the export names the logical one.
+    for (RecordBatch& b : *batches) b.schema = schema;
+    format::IpcWriteOptions options;
+    options.compression = compression == "lz4"    ? format::IpcCompression::kLz4Frame
+                          : compression == "zstd" ? format::IpcCompression::kZstd
+                                                  : format::IpcCompression::kNone;
+    const bool as_file = format == "file" || (format.empty() && out.size() > 6 && out.ends_with(".arrow"));
+    progress.Report("encoding " + std::string(as_file ? "an Arrow IPC file" : "an Arrow IPC stream"), true);
+    auto bytes =
+        as_file ? format::WriteIpcFile(schema, *batches, options) : format::WriteIpcStream(schema, *batches, options);
+    if (!bytes.ok()) return ReportError(bytes.status(), dataset);
+    Status st = WriteOutput(out, **bytes);
+    progress.Done();
+    if (!st.ok()) return ReportError(st);
+    if (out != "-") {
+      std::printf("exported %llu rows of %s version %llu to %s\n", static_cast<unsigned long long>((*ds)->CountRows()),
+                  dataset.c_str(), static_cast<unsigned long long>((*ds)->version()), out.c_str());
+    }
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+Command AddExportCommand(CLI::App& root) {
+  auto state = std::make_shared<ExportState>();
+  CLI::App* app = root.add_subcommand("export", "Write a version of a dataset as Arrow IPC (stream or file)");
+  app->footer(
+      "The schema keeps field and schema metadata, so `lancet import` "
+      "of the output\n"
+      "reproduces the rows exactly. Blob V2 columns are refused "
+      "(NotSupported) unless\n"
+      "--skip-blobs leaves them out. OUT '-' writes to stdout.");
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("OUT", state->out, "Output file (.arrows/.arrow), or - for stdout")->required();
+  state->selector.AddOptions(*app);
+  app->add_option("--format", state->format, "stream or file (default: file for *.arrow, else stream)")
+      ->check(CLI::IsMember({"stream", "file"}));
+  app->add_option("--compression", state->compression, "Body compression: none (default), lz4 or zstd")
+      ->check(CLI::IsMember({"none", "lz4", "zstd"}));
+  app->add_flag("--skip-blobs", state->skip_blobs, "Leave Blob V2 columns out instead of failing");
+  state->progress.AddOption(*app);
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli

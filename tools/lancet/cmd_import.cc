@@ -1,0 +1,111 @@
+// `lancet import`: rows from an Arrow IPC file/stream or NDJSON into a dataset.
+#include <cstdio>
+#include <filesystem>
+
+#include "lancet/commands.h"
+#include "lancet/import_source.h"
+#include "lancet/progress.h"
+#include "lancet/table/write.h"
+
+namespace lancet::cli {
+namespace {
+
+struct ImportState {
+  std::string source;
+  std::string dataset;
+  std::string mode = "create";
+  std::optional<std::string> schema;
+  uint64_t max_rows_per_file = table::WriteParams{}.max_rows_per_file;
+  bool stable_row_ids = false;
+  Progress progress;
+
+  // The writer's own mismatch error prints both schemas whole; name the first
+  // differing column instead.
+  Status CheckAppendSchema(const Schema& incoming) const {
+    std::error_code ec;
+    if (!std::filesystem::exists(dataset, ec)) return Status::OK();
+    auto ds = table::Dataset::Open(dataset);
+    if (!ds.ok()) return Status::OK();  // not a dataset yet: the writer decides
+    const Schema& have = (*ds)->schema();
+    for (const Field& f : incoming.fields) {
+      const int i = have.FieldIndex(f.name);
+      if (i < 0) return Status::InvalidArgument(source + " has column '" + f.name + "', which the dataset lacks");
+      if (have.fields[i].type.ToString() != f.type.ToString()) {
+        return Status::InvalidArgument("column '" + f.name + "' is " + f.type.ToString() + " in " + source + " but " +
+                                       have.fields[i].type.ToString() + " in the dataset");
+      }
+    }
+    for (const Field& f : have.fields) {
+      if (incoming.FieldIndex(f.name) < 0) {
+        return Status::InvalidArgument(source + " lacks the dataset's column '" + f.name + "'");
+      }
+    }
+    return Status::OK();
+  }
+
+  int Run() {
+    table::WriteParams params;
+    params.mode = mode == "append"      ? table::WriteMode::kAppend
+                  : mode == "overwrite" ? table::WriteMode::kOverwrite
+                                        : table::WriteMode::kCreate;
+    if (max_rows_per_file == 0) return ReportUsage("--max-rows-per-file must be at least 1");
+    params.max_rows_per_file = max_rows_per_file;
+    params.enable_stable_row_ids = stable_row_ids;
+    auto src = ReadImportSource(source, schema, [this](uint64_t rows) {
+      progress.Report("read " + std::to_string(rows) + " rows from " + source);
+    });
+    progress.Done();
+    if (!src.ok()) return ReportError(src.status(), source);
+    if (params.mode == table::WriteMode::kAppend) {
+      Status st = CheckAppendSchema(src->schema);
+      if (!st.ok()) return ReportError(st, dataset);
+    }
+    progress.Report("writing " + std::to_string(src->num_rows) + " rows to " + dataset, true);
+    auto version = table::WriteDataset(dataset, src->schema, std::move(src->batches), params);
+    progress.Done();
+    if (!version.ok()) return ReportError(version.status(), dataset);
+    std::printf("imported %llu rows into %s: version %llu\n", static_cast<unsigned long long>(src->num_rows),
+                dataset.c_str(), static_cast<unsigned long long>(*version));
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+Command AddImportCommand(CLI::App& root) {
+  auto state = std::make_shared<ImportState>();
+  CLI::App* app = root.add_subcommand("import", "Write rows from an Arrow IPC file/stream or NDJSON into a dataset");
+  app->footer(
+      "SRC is detected by its first bytes: an Arrow IPC file (ARROW1), "
+      "an Arrow IPC stream,\n"
+      "or NDJSON (one JSON object per line), which needs --schema.\n"
+      "SCHEMA.json: {\"fields\": [FIELD...], \"metadata\": {}} as "
+      "`lancet dump` prints schemas\n"
+      "(a whole dump document works too), FIELD = {\"name\", \"type\", "
+      "\"nullable\", \"metadata\",\n"
+      "\"children\"} plus type keys (byte_width, precision, scale, "
+      "unit, timezone, list_size).\n"
+      "NDJSON values (as `lancet dump` writes rows): integers as "
+      "numbers or strings, floats as\n"
+      "numbers or \"NaN\"/\"Infinity\"/\"-Infinity\"/\"-0\", binary as "
+      "hex strings, decimals as the\n"
+      "unscaled integer or \"1.23\", lists as arrays, structs as "
+      "objects, maps as\n"
+      "[{\"key\", \"value\"}...], null. Keys _rowaddr/_rowid are "
+      "ignored. See docs/cli.md.\n"
+      "All rows are read and checked (schema, UTF-8) before anything "
+      "is written.");
+  app->add_option("SRC", state->source, "Arrow IPC file or stream, or NDJSON file")->required();
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("--mode", state->mode, "create (default; fails if it exists), append or overwrite")
+      ->check(CLI::IsMember({"create", "append", "overwrite"}));
+  app->add_option("--schema", state->schema, "Schema JSON file (required for NDJSON)");
+  app->add_option("--max-rows-per-file", state->max_rows_per_file, "Rows per data file / fragment (default 1048576)");
+  app->add_flag("--enable-stable-row-ids", state->stable_row_ids,
+                "Give rows stable row ids (only when the dataset is created or "
+                "overwritten)");
+  state->progress.AddOption(*app);
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli
