@@ -36,3 +36,18 @@ for name in blobs blobs_custom types; do
   "$LANCET" dump "$OUT/data/$name.lance" --all-versions > "$OUT/$name.lancet.json"
   printf '%-14s ' "$name"; node "$SHARED/peer/check.mjs" "$OUT/expected/$name.json" "$OUT/$name.lancet.json" --quiet
 done
+
+W="$OUT/written.lance"
+rm -rf "$W" "$OUT/types.arrows"
+step "Lancet writes: export types.lance, import it as a new dataset, append, delete, tag"
+"$LANCET" export "$OUT/data/types.lance" "$OUT/types.arrows"
+"$LANCET" import "$OUT/types.arrows" "$W"
+"$LANCET" import "$OUT/types.arrows" "$W" --mode append
+"$LANCET" delete "$W" --where "id < 5"
+"$LANCET" tag "$W" create after_delete
+"$LANCET" info "$W" | head -4
+
+step "The reference reads every version Lancet wrote"
+"$LANCET" dump "$W" --all-versions > "$OUT/written.lancet.json"
+node "$SHARED/peer/dump.mjs" "$W" --all-versions > "$OUT/written.reference.json"
+printf '%-14s ' written; node "$SHARED/peer/check.mjs" "$OUT/written.lancet.json" "$OUT/written.reference.json" --quiet
