@@ -8,6 +8,7 @@
 #include "lancet/table/write.h"
 #include "table/evolution_io.h"
 #include "table/manifest.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -16,20 +17,7 @@ namespace {
 
 constexpr const char* kRoot = "mem/evo";
 
-// Rows [begin, begin+n): id int64 = i, name utf8 "r<i>" (every 7th null), x float64 =
-// i/2.
-RecordBatch MakeRows(int64_t begin, int64_t n) {
-  std::vector<int64_t> ids;
-  std::vector<double> xs;
-  std::vector<std::optional<std::string>> names;
-  for (int64_t i = begin; i < begin + n; ++i) {
-    ids.push_back(i);
-    xs.push_back(static_cast<double>(i) * 0.5);
-    names.push_back(i % 7 == 0 ? std::nullopt : std::optional<std::string>("r" + std::to_string(i)));
-  }
-  return *MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids), StringArray(names),
-                                                *ArrayFromVector(MakeType(TypeId::kFloat64), xs)});
-}
+RecordBatch MakeRows(int64_t begin, int64_t n) { return testing::IdNameXRows(begin, n); }
 
 // 250 rows in fragments of 100, 100, 50; rows 3, 4 and 150 deleted (version 2).
 std::shared_ptr<io::ObjectStore> MakeTable() {

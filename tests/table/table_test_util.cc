@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "table/manifest.h"
+#include "util/array_builder.h"
 
 namespace lancet::table::testing {
 
@@ -78,6 +79,21 @@ Status CopyDirToStore(const std::string& dir, io::ObjectStore& store, const std:
   }
   if (ec) return Status::IOError(dir + ": " + ec.message());
   return Status::OK();
+}
+
+RecordBatch IdNameXRows(int64_t begin, int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<double> xs;
+  std::vector<std::optional<std::string>> names;
+  for (int64_t i = begin; i < begin + n; ++i) {
+    ids.push_back(i);
+    xs.push_back(static_cast<double>(i) * 0.5);
+    names.push_back(i % 7 == 0 ? std::nullopt : std::optional<std::string>("r" + std::to_string(i)));
+  }
+  auto b = MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids),
+                                                 StringArray(names),
+                                                 *ArrayFromVector(MakeType(TypeId::kFloat64), xs)});
+  return *b;
 }
 
 }  // namespace lancet::table::testing

@@ -2,6 +2,8 @@
 // copies of corpus datasets that tests may damage.
 #pragma once
 
+#include "lancet/array.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,5 +37,8 @@ Status CopyDirToStore(const std::string& dir, io::ObjectStore& store, const std:
 
 /// Reads a whole local file.
 Result<std::vector<uint8_t>> ReadLocalFile(const std::string& path);
+
+/// Rows [begin, begin+n): id int64 = i, name utf8 "r<i>" (every 7th null), x float64 = i/2.
+RecordBatch IdNameXRows(int64_t begin, int64_t n);
 
 }  // namespace lancet::table::testing

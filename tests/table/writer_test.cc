@@ -12,6 +12,7 @@
 #include "lance_proto/transaction.pb.h"
 #include "table/commit.h"
 #include "table/manifest.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -20,21 +21,7 @@ namespace {
 
 constexpr const char* kRoot = "mem/ds";
 
-// Rows [begin, begin+n): id int64 = i, name utf8 = "r<i>" (every 7th null), x float64.
-RecordBatch MakeRows(int64_t begin, int64_t n) {
-  std::vector<int64_t> ids;
-  std::vector<double> xs;
-  std::vector<std::optional<std::string>> names;
-  for (int64_t i = begin; i < begin + n; ++i) {
-    ids.push_back(i);
-    xs.push_back(static_cast<double>(i) * 0.5);
-    names.push_back(i % 7 == 0 ? std::nullopt : std::optional<std::string>("r" + std::to_string(i)));
-  }
-  auto b = MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids),
-                                                 StringArray(names),
-                                                 *ArrayFromVector(MakeType(TypeId::kFloat64), xs)});
-  return *b;
-}
+RecordBatch MakeRows(int64_t begin, int64_t n) { return testing::IdNameXRows(begin, n); }
 
 Schema RowSchema() { return MakeRows(0, 1).schema; }
 
