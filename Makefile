@@ -23,13 +23,14 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Everything: the interop tests against the reference (release CLI and benchmarks),
+# Everything: the interop tests against the reference and the blob ingest memory bound
+# (release CLI and benchmarks),
 # then one clang build with ASan+UBSan (and libFuzzer instrumentation) that runs every
 # unit test and every fuzzer. The unit tests run only there, to keep CI within its time
 # budget; `make unit-test` runs them on the optimized build.
 test: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target lancet read_bench write_bench
-	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L interop
+	cmake --build $(BUILD) -j $(JOBS) --target lancet read_bench write_bench blob_interop_write blob_ingest_stress
+	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress'
 	$(MAKE) asan-test
 
 unit-test: build

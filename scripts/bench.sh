@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Reading and writing benchmarks against the reference on the same 1M-row data, in one run.
-#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|all]     (data kept in BUILD_DIR/bench-data)
+# Reading, writing and blob benchmarks against the reference on the same data, in one run.
+#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|blob|all]     (data kept in BUILD_DIR/bench-data)
+# ROWS sizes the mixed dataset of read/write; blob uses bench.mjs's blob dataset
+# (1000 inline blobs of 1-64 KiB + 20 dedicated of 5-50 MiB, 597 MB).
 set -euo pipefail
 BUILD="${1:-build}"
 ROWS="${2:-1m}"
@@ -13,7 +15,7 @@ mkdir -p "$DATA"
 line="$("$SHARED/peer/setup.sh")"
 export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
 DS="$DATA/mixed_$ROWS.lance"
-if [ ! -d "$DS/_versions" ]; then
+if [ "$WHAT" != blob ] && [ ! -d "$DS/_versions" ]; then
   echo "bench: the reference writes $ROWS mixed rows into $DS" >&2
   node "$B" --op make-dataset --out "$DS" --rows "$ROWS" --quiet > "$DATA/make.jsonl"
 fi
@@ -36,4 +38,31 @@ if [ "$WHAT" = all ] || [ "$WHAT" = write ]; then
   rm -rf "$DATA/write"
   echo "bench: file sizes, reference files rewritten by Lancet" >&2
   "$BUILD/bin/write_bench" --files "$DS" --out "$DATA/rewrite"
+fi
+if [ "$WHAT" = all ] || [ "$WHAT" = blob ]; then
+  BDS="$DATA/blobs.lance"
+  if [ ! -d "$BDS/_versions" ]; then
+    echo "bench: the reference writes the blob dataset into $BDS" >&2
+    node "$B" --op make-blob-dataset --out "$BDS" --quiet > "$DATA/make_blobs.jsonl"
+  fi
+  echo "bench: timing the reference (bench.mjs fetch-blobs, read-range)" >&2
+  node "$B" --op fetch-blobs,read-range "$BDS" --quiet > "$DATA/ref_blob.jsonl"
+  echo "bench: timing Lancet (blob_bench)" >&2
+  "$BUILD/bin/blob_bench" "$BDS" > "$DATA/lancet_blob.jsonl"
+  # One row per measurement: medians, throughputs and Lancet's throughput / the reference's.
+  node - "$DATA/ref_blob.jsonl" "$DATA/lancet_blob.jsonl" <<'JS'
+const fs = require("fs");
+const load = (f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const key = (m) => m.op + (m.set ? " " + m.set : "");
+const ref = new Map(load(process.argv[2]).map((m) => [key(m), m]));
+const pad = (s, n) => String(s).padStart(n);
+console.log(`${"measurement".padEnd(20)} ${pad("reference", 12)} ${pad("lancet", 12)} ${pad("ref MB/s", 10)} ${pad("lancet MB/s", 12)} ${pad("ratio", 8)}  lancet call only`);
+for (const m of load(process.argv[3])) {
+  const r = ref.get(key(m));
+  const name = m.op === "read-range" ? `read-range ${m.size / 1024} KiB` : `${key(m)} (${m.rows})`;
+  const ratio = r && m.median_ms > 0 ? (r.median_ms / m.median_ms).toFixed(2) + "x" : "n/a";
+  console.log(`${name.padEnd(20)} ${pad(r ? r.median_ms.toFixed(3) + "ms" : "n/a", 12)} ${pad(m.median_ms.toFixed(3) + "ms", 12)} ` +
+    `${pad(r ? r.mb_per_s : "n/a", 10)} ${pad(m.mb_per_s, 12)} ${pad(ratio, 8)}  ${m.call_median_ms.toFixed(3)}ms`);
+}
+JS
 fi

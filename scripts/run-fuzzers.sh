@@ -33,6 +33,10 @@ seeds_for() {  # $1 = fuzzer name -> seed dir
                "t > '2023-11-14 22:13:20Z' AND d <= '2022-01-01'" "f != -0.0 OR b = TRUE" "l IS NOT NULL"; do
         printf '%s' "$p" > "$dir/seed$((i++))"
       done ;;
+    media_plugin_fuzz)
+      # mode byte, split byte, then a request the chunks plugin accepts
+      printf '\x00\x10chunks=0-2,7' > "$dir/seed0"
+      printf '\x03\x08chunks=1' > "$dir/seed1" ;;
     import_json_fuzz)
       cat > "$dir/seed0" <<'JSON'
 {"fields": [{"name": "i", "type": "int64"}, {"name": "s", "type": "utf8"},

@@ -10,9 +10,9 @@
 #include "encoding/decoders.h"
 #include "format/assemble.h"
 #include "format/block_builder.h"
-#include "format/row_bounds.h"
 #include "format/lance_schema.h"
 #include "format/page_reader.h"
+#include "format/row_bounds.h"
 #include "format/v20_reader.h"
 #include "lance_proto/encodings_v2_1.pb.h"
 #include "lance_proto/file.pb.h"
@@ -60,11 +60,10 @@ bool CheckedMul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_o
 
 // The on-disk shape of a Blob V2 column: the descriptor struct (§10.2).
 DataType BlobDescriptorType() {
-  return StructOf({MakeField("kind", MakeType(TypeId::kUInt8), false),
-                   MakeField("position", MakeType(TypeId::kUInt64), false),
-                   MakeField("size", MakeType(TypeId::kUInt64), false),
-                   MakeField("blob_id", MakeType(TypeId::kUInt32), false),
-                   MakeField("blob_uri", MakeType(TypeId::kUtf8), false)});
+  return StructOf(
+      {MakeField("kind", MakeType(TypeId::kUInt8), false), MakeField("position", MakeType(TypeId::kUInt64), false),
+       MakeField("size", MakeType(TypeId::kUInt64), false), MakeField("blob_id", MakeType(TypeId::kUInt32), false),
+       MakeField("blob_uri", MakeType(TypeId::kUtf8), false)});
 }
 
 // Blob V2 fields are read as their stored descriptor struct, at any depth.
@@ -218,8 +217,7 @@ class FileReaderImpl final : public FileReader {
     return internal::AssembleField(field, ptrs, static_cast<int64_t>(num_out), path_ + ": field '" + field.name + "'");
   }
 
-  Status CheckLayers(size_t column, size_t page_idx, const PageEntry& page,
-                     const std::vector<LayerKind>& kinds) const {
+  Status CheckLayers(size_t column, size_t page_idx, const PageEntry& page, const std::vector<LayerKind>& kinds) const {
     const auto& inner_first = page.reader->layer_kinds();
     std::vector<LayerKind> outer_first(inner_first.rbegin(), inner_first.rend());
     if (outer_first != kinds) {
@@ -297,9 +295,7 @@ class TailCache {
 
   bool Covers(const io::ByteRange& r) const { return r.offset >= tail_offset_; }
 
-  BufferPtr FromTail(const io::ByteRange& r) const {
-    return Buffer::Slice(tail_, r.offset - tail_offset_, r.length);
-  }
+  BufferPtr FromTail(const io::ByteRange& r) const { return Buffer::Slice(tail_, r.offset - tail_offset_, r.length); }
 
   // Returns the bytes of every range, reading all the missing ones in one ReadMany.
   Result<std::vector<BufferPtr>> Get(const std::vector<io::ByteRange>& ranges) const {
@@ -401,9 +397,10 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
     return Status::NotSupported(path + ": legacy Lance v1 file (footer version " + v.ToString() +
                                 ") is not supported; only 2.0, 2.1 and 2.2");
   }
-  if (!v20 && (v.major != 2 || (v.minor != 1 && v.minor != 2))) {
+  // 2.3 is Lancet's extension: the 2.2 grammar, blob descriptors with blob_info.
+  if (!v20 && (v.major != 2 || v.minor < 1 || v.minor > 3)) {
     return Status::NotSupported(path + ": Lance file format version " + v.ToString() +
-                                " is not supported; only 2.0, 2.1 and 2.2");
+                                " is not supported; only 2.0 to 2.3");
   }
   const uint64_t meta_end = size - kFooterSize;
   uint64_t cmo_end, gbo_end, cmo_bytes, gbo_bytes;
@@ -472,9 +469,8 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
         io::ByteRange r{page.buffer_offsets(b), page.buffer_sizes(b)};
         uint64_t end;
         if (!CheckedAdd(r.offset, r.length, &end) || end > size) {
-          return Status::Corruption(pwhere + ": buffer " + std::to_string(b) + " [" + std::to_string(r.offset) +
-                                    ", +" + std::to_string(r.length) + ") runs past the file end " +
-                                    std::to_string(size));
+          return Status::Corruption(pwhere + ": buffer " + std::to_string(b) + " [" + std::to_string(r.offset) + ", +" +
+                                    std::to_string(r.length) + ") runs past the file end " + std::to_string(size));
         }
         bytes_total += r.length;
         src.buffers.push_back(r);
@@ -509,8 +505,7 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
 
 }  // namespace
 
-Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::RandomAccessFile> file,
-                                                     uint64_t known_size) {
+Result<std::unique_ptr<FileReader>> FileReader::Open(std::shared_ptr<io::RandomAccessFile> file, uint64_t known_size) {
   return FileReaderImpl::Open(std::move(file), known_size);
 }
 

@@ -27,7 +27,6 @@ namespace pbv2 = ::lance::file::v2;
 constexpr uint64_t kBufferAlignment = 64;
 constexpr uint8_t kBufferPad = 0x48;
 constexpr uint16_t kMajorVersion = 2;
-constexpr uint16_t kMinorVersion = 2;
 constexpr char kMagic[4] = {'L', 'A', 'N', 'C'};
 constexpr const char* kPageLayoutUrl = "/lance.encodings21.PageLayout";
 constexpr const char* kColumnEncodingUrl = "/lance.encodings.ColumnEncoding";
@@ -65,7 +64,8 @@ class LocalFileSink : public OutputSink {
 // fails early leaves nothing behind.
 class StoreSink : public OutputSink {
  public:
-  StoreSink(std::shared_ptr<io::ObjectStore> store, std::string path) : store_(std::move(store)), path_(std::move(path)) {}
+  StoreSink(std::shared_ptr<io::ObjectStore> store, std::string path)
+      : store_(std::move(store)), path_(std::move(path)) {}
   Status Append(std::span<const uint8_t> bytes) override {
     if (!out_) {
       ASSIGN_OR_RETURN(out_, store_->OpenWrite(path_));
@@ -240,7 +240,7 @@ class FileWriterImpl : public FileWriter {
     AppendLE(&footer, static_cast<uint32_t>(1));
     AppendLE(&footer, static_cast<uint32_t>(columns_.size()));
     AppendLE(&footer, kMajorVersion);
-    AppendLE(&footer, kMinorVersion);
+    AppendLE(&footer, options_.minor_version);
     footer.append(kMagic, 4);
     RETURN_IF_ERROR(Emit(footer));
     RETURN_IF_ERROR(sink_->Close());
@@ -376,6 +376,10 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Open(std::unique_ptr<OutputSink>
                                                      FileWriterOptions options) {
   if (!sink) return Status::InvalidArgument("FileWriter: no output sink");
   if (options.max_page_bytes == 0) return Status::InvalidArgument("FileWriter: max_page_bytes must be positive");
+  if (options.minor_version != 2 && options.minor_version != 3) {
+    return Status::InvalidArgument("FileWriter: file version 2." + std::to_string(options.minor_version) +
+                                   " cannot be written (2.2 or 2.3)");
+  }
   Schema with_ids = schema;
   RETURN_IF_ERROR(AssignFieldIds(&with_ids));
   // Fail early on types Lance has no logical type for.

@@ -30,12 +30,12 @@ struct Mapping {
 
 class LocalFile final : public RandomAccessFile {
  public:
-  LocalFile(std::string path, int fd, uint64_t size, std::shared_ptr<IoStats> stats)
+  LocalFile(std::string path, int fd, uint64_t size, std::shared_ptr<IoStats> stats, bool map)
       : path_(std::move(path)), fd_(fd), size_(size), stats_(std::move(stats)) {
     // Lance data files are immutable once written, so reads can view the page cache
     // through a mapping instead of copying into fresh buffers; pread remains the
     // fallback when mapping fails.
-    if (size_ > 0) {
+    if (map && size_ > 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
       if (p != MAP_FAILED) {
         mapping_ = std::make_shared<Mapping>();
@@ -53,9 +53,8 @@ class LocalFile final : public RandomAccessFile {
 
   Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {
     if (offset > size_ || length > size_ - offset) {
-      return Status::IOError(path_ + ": read of [" + std::to_string(offset) + ", " +
-                             std::to_string(offset + length) + ") is past the end of the file (" +
-                             std::to_string(size_) + " bytes)");
+      return Status::IOError(path_ + ": read of [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                             ") is past the end of the file (" + std::to_string(size_) + " bytes)");
     }
     if (mapping_) {
       stats_->RecordRead(length);
@@ -149,6 +148,8 @@ class LocalObjectWriter final : public ObjectWriter {
 
 class LocalFileSystemImpl final : public ObjectStore {
  public:
+  explicit LocalFileSystemImpl(bool map_reads) : map_reads_(map_reads) {}
+
   Result<std::unique_ptr<ObjectWriter>> OpenWrite(const std::string& path) override {
     RETURN_IF_ERROR(MakeParents(path));
     std::string tmp = TempNameFor(path);
@@ -175,7 +176,7 @@ class LocalFileSystemImpl final : public ObjectStore {
       return Status::IOError(path + ": is a directory");
     }
     return std::unique_ptr<RandomAccessFile>(
-        std::make_unique<LocalFile>(path, fd, static_cast<uint64_t>(st.st_size), stats_));
+        std::make_unique<LocalFile>(path, fd, static_cast<uint64_t>(st.st_size), stats_, map_reads_));
   }
 
   Result<uint64_t> Size(const std::string& path) const override {
@@ -272,10 +273,15 @@ class LocalFileSystemImpl final : public ObjectStore {
     if (!st.ok()) ::unlink(tmp.c_str());
     return st;
   }
+
+ private:
+  const bool map_reads_;
 };
 
 }  // namespace
 
-std::shared_ptr<ObjectStore> LocalFileSystem() { return std::make_shared<LocalFileSystemImpl>(); }
+std::shared_ptr<ObjectStore> LocalFileSystem(bool map_reads) {
+  return std::make_shared<LocalFileSystemImpl>(map_reads);
+}
 
 }  // namespace lancet::io

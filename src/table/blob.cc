@@ -66,16 +66,17 @@ Result<std::string> LocalPathOfUri(std::string_view uri, const std::string& cont
   return std::string(uri);
 }
 
-Result<BlobLocation> ResolveBlob(const BlobDescriptor& desc, const std::string& data_file,
-                                 const std::string& data_dir, const lance::table::Manifest& manifest) {
-  BlobLocation loc;
+Result<ResolvedBlob> ResolveBlob(const BlobDescriptor& desc, const std::string& data_file, const std::string& data_dir,
+                                 const lance::table::Manifest& manifest) {
+  ResolvedBlob loc;
   loc.offset = desc.position;
   loc.length = desc.size;
   if (desc.size > std::numeric_limits<uint64_t>::max() - desc.position) {
     return Status::Corruption(data_file + ": blob descriptor range " + RangeText(desc.position, desc.size) +
                               " overflows");
   }
-  switch (static_cast<BlobKind>(desc.kind)) {
+  loc.kind = static_cast<BlobKind>(desc.kind);
+  switch (loc.kind) {
     case BlobKind::kInline:
       loc.object = data_file;
       return loc;
@@ -104,8 +105,8 @@ Result<BlobLocation> ResolveBlob(const BlobDescriptor& desc, const std::string& 
           if (b.id() == desc.blob_id) base = &b;
         }
         if (base == nullptr) {
-          return Status::Corruption(data_file + ": external blob names base path id " +
-                                    std::to_string(desc.blob_id) + ", which the manifest does not define");
+          return Status::Corruption(data_file + ": external blob names base path id " + std::to_string(desc.blob_id) +
+                                    ", which the manifest does not define");
         }
         ASSIGN_OR_RETURN(std::string base_dir, LocalPathOfUri(base->path(), data_file));
         loc.object = JoinPath(base_dir, desc.uri);

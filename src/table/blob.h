@@ -10,11 +10,9 @@
 #include "lance_proto/table.pb.h"
 #include "lancet/data_type.h"
 #include "lancet/result.h"
+#include "lancet/table/blob_location.h"
 
 namespace lancet::table {
-
-/// On-disk values of the descriptor's `kind` child (lance 12 writes 0-3).
-enum class BlobKind : uint8_t { kInline = 0, kPacked = 1, kDedicated = 2, kExternal = 3 };
 
 /// The descriptor struct a data file stores for a Blob V2 field named `name`:
 /// struct<kind u8, position u64, size u64, blob_id u32, blob_uri utf8>, children
@@ -39,9 +37,11 @@ struct BlobDescriptor {
   std::string_view uri;
 };
 
-/// Where a blob's bytes are: [offset, offset + length) of `object`, or, when
-/// `to_end` is set, [offset, end of object).
-struct BlobLocation {
+/// Where a blob's bytes are according to its descriptor alone: [offset, offset +
+/// length) of `object`, or, when `to_end` is set, [offset, end of object). Not yet
+/// checked against the object's size (see blob_read.h).
+struct ResolvedBlob {
+  BlobKind kind = BlobKind::kInline;
   std::string object;
   uint64_t offset = 0;
   uint64_t length = 0;
@@ -55,7 +55,7 @@ Result<std::string> LocalPathOfUri(std::string_view uri, const std::string& cont
 /// Where `desc`'s bytes live. `data_file` is the full path of the owning data file,
 /// `data_dir` the directory it sits in. Empty blobs resolve to a zero-length range.
 /// Corruption for an unknown kind or an overflowing range, naming `data_file`.
-Result<BlobLocation> ResolveBlob(const BlobDescriptor& desc, const std::string& data_file,
-                                 const std::string& data_dir, const lance::table::Manifest& manifest);
+Result<ResolvedBlob> ResolveBlob(const BlobDescriptor& desc, const std::string& data_file, const std::string& data_dir,
+                                 const lance::table::Manifest& manifest);
 
 }  // namespace lancet::table

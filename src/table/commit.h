@@ -14,6 +14,7 @@
 #include "lance_proto/table.pb.h"
 #include "lance_proto/transaction.pb.h"
 #include "lancet/io/object_store.h"
+#include "table/manifest.h"
 #include "lancet/result.h"
 
 namespace lancet::table {
@@ -24,7 +25,7 @@ inline constexpr const char* kWriterLibraryVersion = "0.1.0";
 
 /// Writer feature bits we can preserve when we build on a manifest (§5.3): every bit
 /// describes state we either maintain (1, 2) or copy unchanged (4, 8, 16, 32).
-inline constexpr uint64_t kKnownWriterFlags = 1 | 2 | 4 | 8 | 16 | 32;
+inline constexpr uint64_t kKnownWriterFlags = 1 | 2 | 4 | 8 | 16 | 32 | kFlagBlobInfo;
 
 /// A random UUIDv4 in hyphenated lowercase form.
 std::string NewUuid();

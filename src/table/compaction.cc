@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "table/blob_info.h"
 #include "table/commit.h"
 #include "table/compaction_blobs.h"
 #include "table/compaction_row_ids.h"
@@ -95,7 +96,13 @@ class GroupWriter {
   GroupWriter(const Dataset& dataset, uint64_t target, bool stable, std::vector<std::string>* written)
       : dataset_(dataset), target_(target), stable_(stable), written_(written) {
     for (size_t c = 0; c < dataset.schema().fields.size(); ++c) {
-      if (IsBlobV2Field(dataset.schema().fields[c])) blob_columns_.push_back(c);
+      const Field& f = dataset.schema().fields[c];
+      if (!IsBlobV2Field(f)) continue;
+      blob_columns_.push_back(c);
+      // Thresholds were checked when the column was written; placement only needs
+      // sane values, so unreadable metadata falls back to the defaults.
+      auto thresholds = BlobThresholdsOf(f);
+      blob_thresholds_.push_back(thresholds.ok() ? *thresholds : BlobThresholds{});
     }
   }
 
@@ -148,6 +155,11 @@ class GroupWriter {
     while (offset < batch.num_rows) {
       if (!file_.writer) {
         ASSIGN_OR_RETURN(file_, OpenDataFile(dataset_.store(), dataset_.uri(), schema, written_));
+        if (!blob_columns_.empty()) {
+          std::string stem = file_.name.substr(0, file_.name.size() - std::string_view(".lance").size());
+          sink_ = std::make_unique<BlobSink>(dataset_.store(), JoinPath(dataset_.uri(), "data/" + stem),
+                                             file_.writer.get(), written_, nullptr);
+        }
       }
       int64_t take = static_cast<int64_t>(
           std::min<uint64_t>(static_cast<uint64_t>(batch.num_rows - offset), target_ - rows_in_file_));
@@ -160,11 +172,18 @@ class GroupWriter {
           slice.columns.push_back(std::move(piece));
         }
       }
-      for (size_t c : blob_columns_) {
-        ASSIGN_OR_RETURN(
-            slice.columns[c],
-            InlineBlobs(dataset_, schema.fields[c].name, slice.columns[c],
-                        row_ids.subspan(static_cast<size_t>(offset), static_cast<size_t>(take)), file_.writer.get()));
+      for (size_t k = 0; k < blob_columns_.size(); ++k) {
+        const size_t c = blob_columns_[k];
+        ASSIGN_OR_RETURN(slice.columns[c],
+                         ReplaceBlobs(dataset_, schema.fields[c].name, slice.columns[c],
+                                      row_ids.subspan(static_cast<size_t>(offset), static_cast<size_t>(take)),
+                                      blob_thresholds_[k], k, sink_.get()));
+      }
+      if (file_.minor_version == 3) {
+        for (size_t c = 0; c < slice.columns.size(); ++c) {
+          ASSIGN_OR_RETURN(slice.columns[c], BlobInfoToPhysical(schema.fields[c], slice.columns[c]));
+        }
+        slice.schema = file_.writer->schema();
       }
       RETURN_IF_ERROR(file_.writer->Write(slice));
       offset += take;
@@ -179,6 +198,10 @@ class GroupWriter {
   Status Cut() {
     DataFragment frag;
     uint64_t rows = 0;
+    if (sink_) {
+      RETURN_IF_ERROR(sink_->Finish());
+      sink_.reset();
+    }
     ASSIGN_OR_RETURN(*frag.add_files(), FinishDataFile(&file_, &rows));
     frag.set_physical_rows(rows);
     if (stable_) {
@@ -201,6 +224,8 @@ class GroupWriter {
   uint64_t rows_in_file_ = 0;
   size_t first_row_ = 0;
   std::vector<size_t> blob_columns_;  // top-level Blob V2 columns
+  std::vector<BlobThresholds> blob_thresholds_;
+  std::unique_ptr<BlobSink> sink_;
   std::vector<uint64_t> row_ids_, created_, updated_;
   std::vector<DataFragment> out_;
 };

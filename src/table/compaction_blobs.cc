@@ -1,5 +1,6 @@
 #include "table/compaction_blobs.h"
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -11,10 +12,34 @@ namespace {
 
 constexpr uint64_t kMaxBytesPerRead = 64ULL << 20;
 
+// The stored bytes of each row, blob_info rows included: compaction moves a plugin's
+// stream as it is and never re-ingests it.
+Result<std::vector<BufferPtr>> StoredBytes(const Dataset& dataset, const std::string& column,
+                                           std::span<const uint64_t> row_ids, std::vector<bool>* has_info) {
+  ASSIGN_OR_RETURN(auto located, dataset.LocateBlobsWithInfo(column, row_ids));
+  std::vector<BufferPtr> out(located.size(), Buffer::Empty());
+  has_info->assign(located.size(), false);
+  std::map<std::string, std::vector<size_t>> by_object;
+  for (size_t k = 0; k < located.size(); ++k) {
+    if (!located[k]) continue;
+    (*has_info)[k] = located[k]->info.has_value();
+    if (located[k]->location.length > 0) by_object[located[k]->location.object].push_back(k);
+  }
+  for (const auto& [object, rows] : by_object) {
+    ASSIGN_OR_RETURN(auto file, dataset.store()->OpenRead(object));
+    std::vector<io::ByteRange> ranges;
+    for (size_t k : rows) ranges.push_back({located[k]->location.offset, located[k]->location.length});
+    ASSIGN_OR_RETURN(std::vector<BufferPtr> bytes, file->ReadMany(ranges));
+    for (size_t i = 0; i < rows.size(); ++i) out[rows[i]] = std::move(bytes[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
-Result<Array> InlineBlobs(const Dataset& dataset, const std::string& column, const Array& descriptors,
-                          std::span<const uint64_t> row_ids, format::FileWriter* writer) {
+Result<Array> ReplaceBlobs(const Dataset& dataset, const std::string& column, const Array& descriptors,
+                           std::span<const uint64_t> row_ids, const BlobThresholds& thresholds, size_t sink_column,
+                           BlobSink* sink) {
   const int64_t n = descriptors.length;
   const Array& kind = descriptors.children[0];
   const Array& position = descriptors.children[1];
@@ -32,14 +57,19 @@ Result<Array> InlineBlobs(const Dataset& dataset, const std::string& column, con
   uint64_t pending_bytes = 0;
   auto flush = [&]() -> Status {
     if (pending.empty()) return Status::OK();
-    ASSIGN_OR_RETURN(auto bytes, dataset.TakeBlobs(column, pending_ids));
+    std::vector<bool> has_info;
+    ASSIGN_OR_RETURN(auto bytes, StoredBytes(dataset, column, pending_ids, &has_info));
+    // A value with blob_info stays in a sidecar, where extraction expects it.
+    BlobThresholds sidecar_only = thresholds;
+    sidecar_only.inline_max = 0;
     for (size_t k = 0; k < pending.size(); ++k) {
       size_t row = static_cast<size_t>(pending[k]);
-      uint64_t len = bytes[k] && *bytes[k] ? (*bytes[k])->size() : 0;
-      sizes[row] = len;
-      if (len > 0) {
-        ASSIGN_OR_RETURN(positions[row], writer->WriteRawBuffer((*bytes[k])->span()));
-      }
+      ASSIGN_OR_RETURN(StoredBlob stored,
+                       sink->Put(sink_column, has_info[k] ? sidecar_only : thresholds, bytes[k]->span()));
+      kinds[row] = static_cast<uint8_t>(stored.kind);
+      positions[row] = stored.position;
+      sizes[row] = stored.size;
+      ids[row] = stored.blob_id;
     }
     pending.clear();
     pending_ids.clear();
@@ -74,7 +104,15 @@ Result<Array> InlineBlobs(const Dataset& dataset, const std::string& column, con
   ASSIGN_OR_RETURN(Array size_out, ArrayFromVector(type.children[2].type, sizes));
   ASSIGN_OR_RETURN(Array id_out, ArrayFromVector(type.children[3].type, ids));
   ASSIGN_OR_RETURN(Array uri_out, MakeBinaryArray(type.children[4].type, uris));
-  return MakeStructArray(type, n, {kind_out, position_out, size_out, id_out, uri_out}, valid);
+  std::vector<Array> members = {kind_out, position_out, size_out, id_out, uri_out};
+  // Format 2.3: blob_info moves with its row, byte for byte.
+  if (descriptors.children.size() > 5) {
+    std::vector<int64_t> rows(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = descriptors.offset + i;
+    ASSIGN_OR_RETURN(Array info, TakeRows(descriptors.children[5], rows));
+    members.push_back(std::move(info));
+  }
+  return MakeStructArray(type, n, std::move(members), valid);
 }
 
 }  // namespace lancet::table

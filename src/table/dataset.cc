@@ -13,6 +13,8 @@
 #include "format/lance_schema.h"
 #include "lancet/format/file_reader.h"
 #include "table/blob.h"
+#include "table/blob_info.h"
+#include "table/blob_read.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
@@ -109,8 +111,18 @@ class DatasetImpl final : public Dataset {
     return Take(addresses, &row_ids, columns);
   }
   Result<std::vector<uint64_t>> RowIdsToAddresses(std::span<const uint64_t> row_ids) const override;
-  Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
-                                                          std::span<const uint64_t> row_ids) const override;
+  Result<std::vector<std::optional<BlobLocation>>> LocateBlobs(const std::string& column,
+                                                               std::span<const uint64_t> rows,
+                                                               RowKey key) const override {
+    BlobObjects objects;
+    return Locate(column, rows, key, &objects);
+  }
+  Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column, std::span<const uint64_t> rows,
+                                                          RowKey key) const override {
+    BlobObjects objects;
+    ASSIGN_OR_RETURN(auto locations, Locate(column, rows, key, &objects));
+    return ReadBlobLocations(locations, objects);
+  }
 
  private:
   DatasetImpl() = default;
@@ -140,13 +152,42 @@ class DatasetImpl final : public Dataset {
   Result<RecordBatch> Take(std::span<const uint64_t> addresses, const std::span<const uint64_t>* row_ids,
                            const std::vector<std::string>& columns) const;
   Result<std::pair<size_t, uint64_t>> LocateAddress(uint64_t address) const;
+  // Blob column `column`'s descriptors at `rows`, resolved to objects (nullopt = null).
+  // With `infos` null, a row whose blob_info is set is an error.
+  Result<std::vector<std::optional<ResolvedBlob>>> ResolveBlobs(
+      const std::string& column, std::span<const uint64_t> rows, RowKey key,
+      std::vector<std::optional<BlobInfoValue>>* infos = nullptr) const;
+  Result<std::vector<std::optional<BlobLocation>>> Locate(const std::string& column, std::span<const uint64_t> rows,
+                                                          RowKey key, BlobObjects* objects) const {
+    ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key));
+    return FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", objects);
+  }
 
+ public:
+  Result<std::vector<std::optional<BlobWithInfo>>> LocateBlobsWithInfo(const std::string& column,
+                                                                       std::span<const uint64_t> rows,
+                                                                       RowKey key) const override {
+    std::vector<std::optional<BlobInfoValue>> infos;
+    ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key, &infos));
+    BlobObjects objects;
+    ASSIGN_OR_RETURN(auto located,
+                     FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", &objects));
+    std::vector<std::optional<BlobWithInfo>> out(located.size());
+    for (size_t i = 0; i < located.size(); ++i) {
+      if (located[i]) out[i] = BlobWithInfo{std::move(*located[i]), std::move(infos[i])};
+    }
+    return out;
+  }
+
+ private:
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
   std::string manifest_path_;
   Manifest manifest_;
   Schema schema_;
   Schema read_schema_;
+  StorageVersion max_storage_version_ = StorageVersion::k2_3;
+  bool blob_info_ = false;            // format 2.3: descriptors carry blob_info
   std::vector<FragmentState> frags_;  // ascending by fragment id
   std::vector<FragmentInfo> fragment_infos_;
   std::unordered_map<uint64_t, size_t> frag_index_;
@@ -200,6 +241,7 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
   ds->store_ = std::move(store);
   ds->root_ = root;
   ds->manifest_path_ = loc->path;
+  ds->max_storage_version_ = options.max_storage_version;
   ASSIGN_OR_RETURN(ds->manifest_, ReadManifest(*ds->store_, loc->path, loc->size));
   if (ds->manifest_.version() != loc->version) {
     return Status::Corruption(loc->path + ": manifest says version " + std::to_string(ds->manifest_.version()) +
@@ -229,9 +271,17 @@ Status DatasetImpl::Init() {
   const std::string& mp = manifest_path_;
   RETURN_IF_ERROR(CheckReaderFeatureFlags(manifest_, mp));
   stable_row_ids_ = (manifest_.reader_feature_flags() & kFlagStableRowIds) != 0;
+  blob_info_ = (manifest_.reader_feature_flags() & kFlagBlobInfo) != 0;
+  if (blob_info_ && max_storage_version_ < StorageVersion::k2_3) {
+    return Status::NotSupported(mp +
+                                ": the dataset uses storage version 2.3 (Blob V2 descriptors with blob_info), "
+                                "newer than the 2.2 this reader was limited to");
+  }
   ASSIGN_OR_RETURN(schema_, format::SchemaFromLance(manifest_.fields(), manifest_.schema_metadata(), mp));
   read_schema_.metadata = schema_.metadata;
-  for (const Field& f : schema_.fields) read_schema_.fields.push_back(ToReadField(f));
+  for (const Field& f : schema_.fields) {
+    read_schema_.fields.push_back(blob_info_ ? ToBlobInfoReadField(f) : ToReadField(f));
+  }
 
   std::vector<const DataFragment*> order;
   for (const DataFragment& f : manifest_.fragments()) order.push_back(&f);
@@ -265,6 +315,7 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
     if (v == "2.0") default_version = {2, 0};
     if (v == "2.1") default_version = {2, 1};
     if (v == "2.2") default_version = {2, 2};
+    if (v == "2.3") default_version = {2, 3};
   }
   bool mixed_ok = (manifest_.reader_feature_flags() & kFlagMixedDataFileVersions) != 0;
   for (int file_idx = 0; file_idx < frag.files_size(); ++file_idx) {
@@ -274,11 +325,15 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
     uint32_t major = df.file_major_version(), minor = df.file_minor_version();
     // The manifest records 2.0 files as 2.0 (their footer says 0.3); accept both spellings.
     if (major == 0 && minor == 3) major = 2, minor = 0;
-    if (major != 2 || minor > 2) {
+    // 2.3 files belong to blob_info datasets only, which carry the feature flag.
+    if (major != 2 || minor > (blob_info_ ? 3u : 2u)) {
       std::string name = (major == 0 && minor < 3) ? "legacy v1" : std::to_string(major) + "." + std::to_string(minor);
-      return Status::NotSupported(fwhere + " uses Lance file format " + name + "; only 2.0, 2.1 and 2.2 are supported");
+      return Status::NotSupported(fwhere + " uses Lance file format " + name + "; only 2.0, 2.1 and 2.2" +
+                                  (blob_info_ ? std::string(" and 2.3") : std::string()) + " are supported here");
     }
-    if (default_version && !mixed_ok &&
+    // A 2.3 dataset may hold 2.2 files (those of columns added without blobs, say).
+    const bool within_23 = default_version == std::make_pair(2, 3) && major == 2 && minor == 2;
+    if (default_version && !mixed_ok && !within_23 &&
         (static_cast<int>(major) != default_version->first || static_cast<int>(minor) != default_version->second)) {
       return Status::Corruption(fwhere + " has version " + std::to_string(major) + "." + std::to_string(minor) +
                                 " but the manifest's storage version is " + manifest_.data_format().version() +
@@ -530,7 +585,9 @@ Result<Array> DatasetImpl::ReadFieldRange(const FragmentState& frag, const Field
     return MakeNullArray(field.type, static_cast<int64_t>(end - begin));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, plan.first));
-  return reader->ReadRange(field, plan.second, begin, end);
+  if (!blob_info_ || !HasBlobDescriptor(field)) return reader->ReadRange(field, plan.second, begin, end);
+  ASSIGN_OR_RETURN(Array physical, reader->ReadRange(ToBlobInfoPhysical(field), plan.second, begin, end));
+  return BlobInfoToRead(field, physical);
 }
 
 Result<Array> DatasetImpl::ReadFieldRows(const FragmentState& frag, const Field& field,
@@ -538,7 +595,9 @@ Result<Array> DatasetImpl::ReadFieldRows(const FragmentState& frag, const Field&
   ASSIGN_OR_RETURN(auto plan, PlanField(frag, field));
   if (plan.first < 0) return MakeNullArray(field.type, static_cast<int64_t>(rows.size()));
   ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, plan.first));
-  return reader->Take(field, plan.second, rows);
+  if (!blob_info_ || !HasBlobDescriptor(field)) return reader->Take(field, plan.second, rows);
+  ASSIGN_OR_RETURN(Array physical, reader->Take(ToBlobInfoPhysical(field), plan.second, rows));
+  return BlobInfoToRead(field, physical);
 }
 
 // `offsets` ascending, all live.
@@ -574,8 +633,8 @@ Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Project
       }
       if (col.length != batch.num_rows) {
         return Status::Internal(manifest_path_ + ": column '" + field.name + "' of fragment " +
-                                std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) +
-                                " rows, " + std::to_string(batch.num_rows) + " expected");
+                                std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) + " rows, " +
+                                std::to_string(batch.num_rows) + " expected");
       }
       return col;
     }();
@@ -651,8 +710,7 @@ Result<std::pair<size_t, uint64_t>> DatasetImpl::LocateAddress(uint64_t address)
   const FragmentState& frag = frags_[it->second];
   if (offset >= frag.pb->physical_rows()) {
     return Status::NotFound(root_ + ": row address " + std::to_string(address) + " is past the " +
-                            std::to_string(frag.pb->physical_rows()) + " rows of fragment " +
-                            std::to_string(frag_id));
+                            std::to_string(frag.pb->physical_rows()) + " rows of fragment " + std::to_string(frag_id));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(it->second));
   if (deleted && deleted->contains(static_cast<uint32_t>(offset))) {
@@ -757,8 +815,9 @@ Result<std::vector<uint64_t>> DatasetImpl::RowIdsToAddresses(std::span<const uin
   return out;
 }
 
-Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::string& column,
-                                                                     std::span<const uint64_t> row_ids) const {
+Result<std::vector<std::optional<ResolvedBlob>>> DatasetImpl::ResolveBlobs(
+    const std::string& column, std::span<const uint64_t> rows, RowKey key,
+    std::vector<std::optional<BlobInfoValue>>* infos) const {
   // Walk the dotted path through structs, remembering child indexes.
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -788,14 +847,15 @@ Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::
     return Status::InvalidArgument(root_ + ": column '" + column + "' is not a blob v2 column");
   }
   const Field& top_read = read_schema_.fields[top];
-  ASSIGN_OR_RETURN(std::vector<uint64_t> addresses, RowIdsToAddresses(row_ids));
+  std::vector<uint64_t> addresses;
+  if (key == RowKey::kRowId) {
+    ASSIGN_OR_RETURN(addresses, RowIdsToAddresses(rows));
+  } else {
+    addresses.assign(rows.begin(), rows.end());
+  }
 
-  struct Pending {
-    size_t out;
-    BlobLocation loc;
-  };
-  std::vector<std::optional<BufferPtr>> out(row_ids.size());
-  std::map<std::string, std::vector<Pending>> by_object;
+  std::vector<std::optional<ResolvedBlob>> out(rows.size());
+  if (infos != nullptr) infos->assign(rows.size(), std::nullopt);
   std::map<size_t, std::pair<std::vector<uint64_t>, std::vector<size_t>>> groups;
   for (size_t i = 0; i < addresses.size(); ++i) {
     ASSIGN_OR_RETURN(auto loc, LocateAddress(addresses[i]));
@@ -815,7 +875,13 @@ Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::
       if (leaves[l]->id == logical->id) cols[l] = it->second.second;
     }
     ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, file_idx));
-    ASSIGN_OR_RETURN(Array arr, reader->Take(top_read, cols, g.first));
+    Array arr;
+    if (blob_info_) {
+      ASSIGN_OR_RETURN(Array physical, reader->Take(ToBlobInfoPhysical(top_read), cols, g.first));
+      ASSIGN_OR_RETURN(arr, BlobInfoToRead(top_read, physical));
+    } else {
+      ASSIGN_OR_RETURN(arr, reader->Take(top_read, cols, g.first));
+    }
     if (arr.length != static_cast<int64_t>(g.first.size())) {
       return Status::Internal(frag.file_paths[file_idx] + ": blob column decoded the wrong number of rows");
     }
@@ -835,7 +901,7 @@ Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::
         valid = a->IsValid(row);
       }
       if (!valid) continue;
-      if (a->type.id != TypeId::kStruct || a->children.size() != 5) {
+      if (a->type.id != TypeId::kStruct || a->children.size() != (blob_info_ ? 6u : 5u)) {
         return Status::Corruption(data_file + ": blob column '" + column + "' did not decode as a descriptor struct");
       }
       int64_t r = row + a->offset;
@@ -845,45 +911,30 @@ Result<std::vector<std::optional<BufferPtr>>> DatasetImpl::TakeBlobs(const std::
       const Array& blob_id = a->children[3];
       const Array& uri = a->children[4];
       if (kind.IsNull(r)) continue;  // a null kind is a null blob (blob.md)
+      if (blob_info_ && a->children[5].IsValid(r)) {
+        if (infos == nullptr) {
+          return Status::InvalidArgument(
+              root_ + ": blob column '" + column + "' " + (key == RowKey::kRowId ? "row id " : "row address ") +
+              std::to_string(rows[g.second[k]]) +
+              " carries blob_info: its stored bytes are a media plugin's stream, not the original file; read it "
+              "with extract");
+        }
+        const Array& info = a->children[5];
+        const int64_t j = r + info.offset;
+        BlobInfoValue v;
+        v.blob_type = info.children[0].values<uint8_t>()[j];
+        v.stream_info = Buffer::Copy(info.children[1].GetView(j));
+        v.entries = Buffer::Copy(info.children[2].GetView(j));
+        (*infos)[g.second[k]] = std::move(v);
+      }
       BlobDescriptor desc;
       desc.kind = kind.values<uint8_t>()[r];
       desc.position = position.values<uint64_t>()[r];
       desc.size = size.values<uint64_t>()[r];
       desc.blob_id = blob_id.values<uint32_t>()[r];
       desc.uri = uri.IsValid(r) ? uri.GetView(r) : std::string_view();
-      ASSIGN_OR_RETURN(BlobLocation loc, ResolveBlob(desc, data_file, frag.file_dirs[file_idx], manifest_));
-      if (!loc.to_end && loc.length == 0) {
-        out[g.second[k]] = BufferPtr(Buffer::Empty());
-        continue;
-      }
-      by_object[loc.object].push_back({g.second[k], std::move(loc)});
+      ASSIGN_OR_RETURN(out[g.second[k]], ResolveBlob(desc, data_file, frag.file_dirs[file_idx], manifest_));
     }
-  }
-  for (auto& [object, pending] : by_object) {
-    auto file = store_->OpenRead(object);
-    if (!file.ok()) {
-      return file.status().WithContext(root_ + ": blob column '" + column + "'");
-    }
-    ASSIGN_OR_RETURN(uint64_t object_size, (*file)->Size());
-    std::vector<io::ByteRange> ranges;
-    ranges.reserve(pending.size());
-    for (Pending& p : pending) {
-      if (p.loc.to_end) {
-        if (p.loc.offset > object_size) {
-          return Status::Corruption(object + ": external blob starts at " + std::to_string(p.loc.offset) +
-                                    ", past the end of the " + std::to_string(object_size) + "-byte object");
-        }
-        p.loc.length = object_size - p.loc.offset;
-      }
-      if (p.loc.offset > object_size || p.loc.length > object_size - p.loc.offset) {
-        return Status::Corruption(object + ": blob descriptor range [" + std::to_string(p.loc.offset) + ", " +
-                                  std::to_string(p.loc.offset) + "+" + std::to_string(p.loc.length) +
-                                  ") is past the end of the " + std::to_string(object_size) + "-byte object");
-      }
-      ranges.push_back({p.loc.offset, p.loc.length});
-    }
-    ASSIGN_OR_RETURN(std::vector<BufferPtr> bufs, (*file)->ReadMany(ranges));
-    for (size_t i = 0; i < pending.size(); ++i) out[pending[i].out] = std::move(bufs[i]);
   }
   return out;
 }

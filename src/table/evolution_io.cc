@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "table/blob_info.h"
 #include "table/manifest.h"
 
 namespace lancet::table {
@@ -95,7 +96,16 @@ Result<NewDataFile> OpenDataFile(const std::shared_ptr<io::ObjectStore>& store, 
   out.name = NewDataFileName();
   std::string path = JoinPath(root, "data/" + out.name);
   written->push_back(path);
-  ASSIGN_OR_RETURN(out.writer, format::FileWriter::Open(store, path, schema));
+  Schema physical = schema;
+  for (Field& f : physical.fields) {
+    if (HasBlobDescriptor(f)) {
+      f = ToBlobInfoPhysical(f);
+      out.minor_version = 3;
+    }
+  }
+  format::FileWriterOptions options;
+  options.minor_version = out.minor_version;
+  ASSIGN_OR_RETURN(out.writer, format::FileWriter::Open(store, path, physical, options));
   return out;
 }
 
@@ -110,7 +120,7 @@ Result<lance::table::DataFile> FinishDataFile(NewDataFile* file, uint64_t* rows)
     out.add_column_indices(static_cast<int32_t>(i));
   }
   out.set_file_major_version(2);
-  out.set_file_minor_version(2);
+  out.set_file_minor_version(file->minor_version);
   out.set_file_size_bytes(stats.file_size);
   *rows = stats.num_rows;
   return out;

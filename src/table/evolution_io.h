@@ -53,9 +53,11 @@ Status CheckNotReplaced(const CommitBase& base, const std::string& root);
 struct NewDataFile {
   std::unique_ptr<format::FileWriter> writer;
   std::string name;  // relative to data/
+  uint16_t minor_version = 2;
 };
 /// Opens a new data file for `schema` (fields carry their Lance ids) and records its
-/// full path in `written`.
+/// full path in `written`. Blob descriptors with blob_info make it a 2.3 file, written
+/// with their on-disk shape (the caller converts arrays with BlobInfoToPhysical).
 Result<NewDataFile> OpenDataFile(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
                                  const Schema& schema, std::vector<std::string>* written);
 /// Finishes `file` and returns its manifest entry; *rows gets its row count.

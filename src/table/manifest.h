@@ -12,6 +12,7 @@
 #include "lance_proto/table.pb.h"
 #include "lancet/io/object_store.h"
 #include "lancet/result.h"
+#include "lancet/table/storage_version.h"
 
 namespace lancet::table {
 
@@ -26,7 +27,8 @@ inline constexpr uint64_t kFlagBasePaths = 16;
 inline constexpr uint64_t kFlagDisableTransactionFile = 32;
 inline constexpr uint64_t kFlagCoveredIndexMetadata = 128;
 inline constexpr uint64_t kFlagMixedDataFileVersions = 256;
-inline constexpr uint64_t kKnownReaderFlags = kFlagDeletionFiles | kFlagStableRowIds | kFlagUseV2FormatDeprecated |
+inline constexpr uint64_t kFlagBlobInfo = kBlobInfoFeatureFlag;
+inline constexpr uint64_t kKnownReaderFlags = kFlagBlobInfo | kFlagDeletionFiles | kFlagStableRowIds | kFlagUseV2FormatDeprecated |
                                               kFlagTableConfig | kFlagBasePaths | kFlagDisableTransactionFile |
                                               kFlagCoveredIndexMetadata | kFlagMixedDataFileVersions;
 

@@ -11,6 +11,9 @@
 #include "lancet/format/file_writer.h"
 #include "lancet/table/write.h"
 #include "table/blob.h"
+#include "table/blob_info.h"
+#include "table/blob_input.h"
+#include "table/blob_sink.h"
 #include "table/commit.h"
 #include "table/deletion.h"
 #include "table/deletion_writer.h"
@@ -34,16 +37,29 @@ std::span<const uint8_t> AsBytes(const std::string& s) {
 // Names and types only: ids, nullability and metadata may differ between the caller's
 // schema and the stored one without changing what the rows mean.
 bool SameShape(const Field& a, const Field& b) {
-  if (a.name != b.name || a.type.id != b.type.id || a.type.unit != b.type.unit ||
-      a.type.timezone != b.type.timezone || a.type.precision != b.type.precision || a.type.scale != b.type.scale ||
-      a.type.byte_width != b.type.byte_width || a.type.list_size != b.type.list_size ||
-      a.type.children.size() != b.type.children.size()) {
+  // Blob inputs may carry the optional position/size members; the stored shape never does.
+  if (IsBlobV2Field(a) || IsBlobV2Field(b)) return a.name == b.name && IsBlobV2Field(a) && IsBlobV2Field(b);
+  if (a.name != b.name || a.type.id != b.type.id || a.type.unit != b.type.unit || a.type.timezone != b.type.timezone ||
+      a.type.precision != b.type.precision || a.type.scale != b.type.scale || a.type.byte_width != b.type.byte_width ||
+      a.type.list_size != b.type.list_size || a.type.children.size() != b.type.children.size()) {
     return false;
   }
   for (size_t i = 0; i < a.type.children.size(); ++i) {
     if (!SameShape(a.type.children[i], b.type.children[i])) return false;
   }
   return true;
+}
+
+// The manifest keeps a blob column's logical shape struct<data, uri> whatever input
+// members the caller used.
+Field CanonicalBlobInput(const Field& f) {
+  Field out = f;
+  if (IsBlobV2Field(f)) {
+    out.type = MakeBlobField(f.name).type;
+    return out;
+  }
+  for (Field& c : out.type.children) c = CanonicalBlobInput(c);
+  return out;
 }
 
 Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t length) {
@@ -59,15 +75,33 @@ Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t 
 
 // Writes `batches` into data files of at most max_rows rows each, one fragment per
 // file (ids are assigned at commit). Every file written is recorded in `written`.
-Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::ObjectStore>& store,
-                                                 const std::string& root, const Schema& schema,
-                                                 const std::vector<RecordBatch>& batches, uint64_t max_rows,
+// Blob V2 columns store their payloads on the way (placed by size) and reach the file
+// as descriptor structs.
+struct BlobPlan {
+  bool any = false;
+  bool blob_info = false;  // format 2.3
+  Schema read_schema;
+  Schema file_schema;  // read_schema with blob_info descriptors in their on-disk shape
+  BlobWriteContext context;
+  std::function<void(uint64_t)> progress;
+};
+
+Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
+                                                 const Schema& schema, const std::vector<RecordBatch>& batches,
+                                                 uint64_t max_rows, const BlobPlan& blobs,
                                                  std::vector<std::string>* written) {
   std::vector<DataFragment> frags;
   std::unique_ptr<format::FileWriter> writer;
+  std::unique_ptr<BlobSink> sink;
   std::string name;
   uint64_t rows_in_file = 0;
+  uint64_t blob_bytes_before = 0;  // progress is cumulative over all files
   auto finish = [&]() -> Status {
+    if (sink) {
+      RETURN_IF_ERROR(sink->Finish());
+      blob_bytes_before += sink->stored();
+      sink.reset();
+    }
     ASSIGN_OR_RETURN(format::FileStats stats, writer->Finish());
     writer.reset();
     DataFragment frag;
@@ -80,7 +114,7 @@ Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::Objec
       file->add_column_indices(static_cast<int32_t>(i));
     }
     file->set_file_major_version(2);
-    file->set_file_minor_version(2);
+    file->set_file_minor_version(blobs.blob_info ? 3 : 2);
     file->set_file_size_bytes(stats.file_size);
     frags.push_back(std::move(frag));
     rows_in_file = 0;
@@ -108,16 +142,37 @@ Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::Objec
         name = NewDataFileName();
         std::string path = JoinPath(root, std::string(kDataDir) + "/" + name);
         written->push_back(path);
-        ASSIGN_OR_RETURN(writer, format::FileWriter::Open(store, path, schema));
+        format::FileWriterOptions options;
+        options.minor_version = blobs.blob_info ? 3 : 2;
+        ASSIGN_OR_RETURN(writer,
+                         format::FileWriter::Open(store, path, blobs.any ? blobs.file_schema : schema, options));
+        if (blobs.any) {
+          std::string stem = name.substr(0, name.size() - std::string_view(".lance").size());
+          auto progress = [&blobs, &blob_bytes_before](uint64_t bytes) {
+            if (blobs.progress) blobs.progress(blob_bytes_before + bytes);
+          };
+          sink = std::make_unique<BlobSink>(store, JoinPath(root, std::string(kDataDir) + "/" + stem), writer.get(),
+                                            written, progress);
+        }
       }
       int64_t take = static_cast<int64_t>(
           std::min<uint64_t>(static_cast<uint64_t>(batch.num_rows - offset), max_rows - rows_in_file));
+      RecordBatch slice;
       if (offset == 0 && take == batch.num_rows) {
-        RETURN_IF_ERROR(writer->Write(batch));
+        slice = batch;
       } else {
-        ASSIGN_OR_RETURN(RecordBatch slice, SliceBatch(batch, offset, take));
-        RETURN_IF_ERROR(writer->Write(slice));
+        ASSIGN_OR_RETURN(slice, SliceBatch(batch, offset, take));
       }
+      if (sink) {
+        ASSIGN_OR_RETURN(slice, StoreBlobs(slice, blobs.read_schema, blobs.context, sink.get()));
+        if (blobs.blob_info) {
+          for (size_t c = 0; c < slice.columns.size(); ++c) {
+            ASSIGN_OR_RETURN(slice.columns[c], BlobInfoToPhysical(blobs.read_schema.fields[c], slice.columns[c]));
+          }
+          slice.schema = blobs.file_schema;
+        }
+      }
+      RETURN_IF_ERROR(writer->Write(slice));
       offset += take;
       rows_in_file += static_cast<uint64_t>(take);
       if (rows_in_file == max_rows) RETURN_IF_ERROR(finish());
@@ -149,6 +204,67 @@ void AssignIds(const Manifest* base, std::vector<DataFragment>* frags, Manifest*
   if (next > 0) m->set_max_fragment_id(static_cast<uint32_t>(next - 1));
 }
 
+// The external bases blob URIs may point into: on create/overwrite the caller's
+// (numbered from 1, returned in `added` for the new manifest); on append the ones the
+// dataset registered, which must include every base the caller names.
+Result<std::vector<ExternalBase>> ExternalBasesFor(const std::string& root, const Manifest* appending,
+                                                   const BlobWriteOptions& options, std::vector<ExternalBase>* added) {
+  std::vector<ExternalBase> bases;
+  if (appending) {
+    for (const auto& bp : appending->base_paths()) {
+      if (bp.is_dataset_root()) continue;
+      auto dir = NormalizeBaseDir(bp.path());
+      if (dir.ok()) bases.push_back({bp.id(), *dir});
+    }
+  }
+  uint32_t next_id = 1;
+  for (const ExternalBase& b : bases) next_id = std::max(next_id, b.id + 1);
+  for (const std::string& given : options.external_bases) {
+    auto dir = NormalizeBaseDir(given);
+    if (!dir.ok()) return dir.status().WithContext(root);
+    bool known = false;
+    for (const ExternalBase& b : bases) known = known || b.dir == *dir;
+    if (known) continue;
+    if (appending) {
+      return Status::InvalidArgument(root + ": external base " + *dir +
+                                     " is not registered with the dataset; bases are registered when the table "
+                                     "is created or overwritten");
+    }
+    bases.push_back({next_id, *dir});
+    added->push_back(bases.back());
+    ++next_id;
+  }
+  return bases;
+}
+
+// Transforms (blob_info producers) need format 2.3 and must name blob columns.
+Status CheckTransforms(const std::string& root, const Schema& schema, const BlobWriteOptions& options, bool blob_info) {
+  for (const auto& [path, transform] : options.transforms) {
+    if (!blob_info) {
+      return Status::InvalidArgument(root + ": blob column '" + path +
+                                     "' has a media transform, which needs storage version 2.3");
+    }
+    if (!transform) return Status::InvalidArgument(root + ": blob column '" + path + "' has a null transform");
+    const Field* f = nullptr;
+    const std::vector<Field>* level = &schema.fields;
+    for (size_t start = 0; level != nullptr;) {
+      size_t dot = path.find('.', start);
+      std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      f = nullptr;
+      for (const Field& c : *level) {
+        if (c.name == part) f = &c;
+      }
+      if (f == nullptr || dot == std::string::npos) break;
+      level = f->type.id == TypeId::kStruct ? &f->type.children : nullptr;
+      start = dot + 1;
+    }
+    if (f == nullptr || !IsBlobV2Field(*f)) {
+      return Status::InvalidArgument(root + ": media transform for '" + path + "', which is not a blob column");
+    }
+  }
+  return Status::OK();
+}
+
 bool IsReplacement(const std::optional<Transaction>& txn) {
   return txn && (txn->has_overwrite() || txn->has_restore());
 }
@@ -165,10 +281,16 @@ void DeleteAll(io::ObjectStore& store, const std::vector<std::string>& paths) {
 }  // namespace
 
 Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root_in,
-                              const Schema& schema, std::vector<RecordBatch> batches, const WriteParams& params) {
+                              const Schema& schema_in, std::vector<RecordBatch> batches, const WriteParams& params) {
   if (!store) return Status::InvalidArgument("WriteDataset needs an object store");
   std::string root = root_in;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
+  Schema schema = schema_in;
+  if (!params.blobs.binary_as_blob.empty()) {
+    auto st = ConvertBinaryToBlob(params.blobs.binary_as_blob, &schema, &batches);
+    if (!st.ok()) return st.WithContext(root);
+  }
+  if (auto st = CheckBlobInputSchema(schema); !st.ok()) return st.WithContext(root);
   if (params.max_rows_per_file == 0 || params.max_rows_per_file > kMaxRowsPerFragment) {
     return Status::InvalidArgument(root + ": max_rows_per_file must be in [1, 2^32]");
   }
@@ -191,19 +313,48 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
   if (append) {
     ASSIGN_OR_RETURN(write_schema, format::SchemaFromLance(read->fields(), read->schema_metadata(), root));
     bool same = write_schema.fields.size() == schema.fields.size();
-    for (size_t i = 0; same && i < schema.fields.size(); ++i) same = SameShape(schema.fields[i], write_schema.fields[i]);
+    for (size_t i = 0; same && i < schema.fields.size(); ++i)
+      same = SameShape(schema.fields[i], write_schema.fields[i]);
     if (!same) {
       return Status::InvalidArgument(root + ": cannot append rows of schema " + schema.ToString() +
                                      " to a dataset of schema " + write_schema.ToString());
     }
   } else {
     write_schema = schema;
+    for (Field& f : write_schema.fields) f = CanonicalBlobInput(f);
     RETURN_IF_ERROR(format::AssignFieldIds(&write_schema));
   }
   ASSIGN_OR_RETURN(std::vector<lance::file::Field> lance_fields, format::SchemaToLance(write_schema));
 
+  BlobPlan blobs;
+  blobs.blob_info =
+      append ? (read->reader_feature_flags() & kFlagBlobInfo) != 0 : params.storage_version == StorageVersion::k2_3;
+  if (append && !blobs.blob_info && params.storage_version == StorageVersion::k2_3) {
+    return Status::InvalidArgument(root +
+                                   ": the dataset uses storage version 2.2; the version is chosen when "
+                                   "the table is created or overwritten");
+  }
+  RETURN_IF_ERROR(CheckTransforms(root, write_schema, params.blobs, blobs.blob_info));
+  std::vector<ExternalBase> new_bases;
+  for (const Field& f : write_schema.fields) blobs.any = blobs.any || HasBlobField(f);
+  if (blobs.any) {
+    for (const Field& f : write_schema.fields) {
+      blobs.read_schema.fields.push_back(blobs.blob_info ? ToBlobInfoReadField(f) : ToReadField(f));
+      blobs.file_schema.fields.push_back(ToBlobInfoPhysical(blobs.read_schema.fields.back()));
+    }
+    blobs.read_schema.metadata = write_schema.metadata;
+    blobs.file_schema.metadata = write_schema.metadata;
+    blobs.context.blob_info = blobs.blob_info;
+    blobs.context.transforms = params.blobs.transforms;
+    ASSIGN_OR_RETURN(blobs.context.bases, ExternalBasesFor(root, append ? &*read : nullptr, params.blobs, &new_bases));
+    blobs.context.allow_outside_bases = params.blobs.allow_external_outside_bases;
+    blobs.context.uri_mode = params.blobs.uri_mode;
+    blobs.context.sources = io::LocalFileSystem(/*map_reads=*/false);
+    blobs.progress = params.blobs.on_progress;
+  }
+
   std::vector<std::string> data_files;
-  auto frags = WriteFragments(store, root, write_schema, batches, params.max_rows_per_file, &data_files);
+  auto frags = WriteFragments(store, root, write_schema, batches, params.max_rows_per_file, blobs, &data_files);
   if (!frags.ok()) {
     // Nothing references these files yet.
     DeleteAll(*store, data_files);
@@ -252,10 +403,27 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
     }
     // Create or overwrite: a fresh schema and fragment list.
     for (const auto& f : lance_fields) *m.add_fields() = f;
+    for (const ExternalBase& b : new_bases) {
+      lance::table::BasePath* bp = m.add_base_paths();
+      bp->set_id(b.id);
+      bp->set_is_dataset_root(false);
+      bp->set_path(b.dir);
+    }
+    if (blobs.blob_info) {
+      m.set_reader_feature_flags(m.reader_feature_flags() | kFlagBlobInfo);
+      m.set_writer_feature_flags(m.writer_feature_flags() | kFlagBlobInfo);
+      m.mutable_data_format()->set_file_format("lance");
+      m.mutable_data_format()->set_version("2.3");
+    }
+    if (!new_bases.empty()) {
+      // The reference marks manifests that define base paths (feature flag 16).
+      m.set_reader_feature_flags(m.reader_feature_flags() | kFlagBasePaths);
+      m.set_writer_feature_flags(m.writer_feature_flags() | kFlagBasePaths);
+    }
     for (const auto& [k, v] : write_schema.metadata) (*m.mutable_schema_metadata())[k] = v;
     if (params.enable_stable_row_ids) {
-      m.set_reader_feature_flags(kFlagStableRowIds);
-      m.set_writer_feature_flags(kFlagStableRowIds);
+      m.set_reader_feature_flags(m.reader_feature_flags() | kFlagStableRowIds);
+      m.set_writer_feature_flags(m.writer_feature_flags() | kFlagStableRowIds);
     }
     if (base.latest) {
       // Fragment ids are never reused, also across overwrite (peer README).
@@ -284,8 +452,7 @@ Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std:
   return WriteDataset(io::LocalFileSystem(), path, schema, std::move(batches), params);
 }
 
-Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses,
-                            int max_commit_attempts) {
+Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses, int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
   const std::string& root = dataset.uri();
   const uint64_t read_version = dataset.version();

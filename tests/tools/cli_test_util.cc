@@ -33,7 +33,8 @@ int RunLancet(const std::vector<std::string>& args) {
   std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddDumpCommand(app),
                                    AddImportCommand(app),  AddExportCommand(app),  AddDeleteCommand(app),
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
-                                   AddCompactCommand(app), AddCleanupCommand(app)};
+                                   AddCompactCommand(app), AddCleanupCommand(app), AddBlobCommand(app),
+                                   AddIngestCommand(app),  AddExtractCommand(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);

@@ -87,8 +87,12 @@ class FakeDataset : public table::Dataset {
   Result<std::vector<uint64_t>> RowIdsToAddresses(std::span<const uint64_t>) const override {
     return Status::NotSupported("ids");
   }
-  Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
-                                                          std::span<const uint64_t> row_ids) const override {
+  Result<std::vector<std::optional<table::BlobLocation>>> LocateBlobs(const std::string&, std::span<const uint64_t>,
+                                                                       table::RowKey) const override {
+    return Status::NotSupported("locate");
+  }
+  Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column, std::span<const uint64_t> row_ids,
+                                                          table::RowKey) const override {
     ++blob_calls;
     std::vector<std::optional<BufferPtr>> out;
     for (uint64_t id : row_ids) {

@@ -4,6 +4,7 @@
 
 #include "format/ipc_writer.h"
 #include "lancet/commands.h"
+#include "lancet/export_blobs.h"
 #include "lancet/progress.h"
 #include "lancet/value_json.h"
 
@@ -43,17 +44,16 @@ struct ExportState {
   std::string format;
   std::string compression = "none";
   bool skip_blobs = false;
+  bool blob_bytes = false;
   Progress progress;
 
   int Run() {
     auto ds = OpenDataset(dataset, selector);
     if (!ds.ok()) return ReportError(ds.status());
-    // Blob columns have no writer yet, so their bytes could not be imported
-    // back.
     std::vector<std::string> blob_columns;
     Schema schema;
     for (const Field& f : (*ds)->schema().fields) {
-      if (BlobFieldPaths(Schema{{f}, {}}).empty()) {
+      if (BlobFieldPaths(Schema{{f}, {}}).empty() || blob_bytes) {
         schema.fields.push_back(f);
       } else {
         blob_columns.push_back(f.name);
@@ -62,9 +62,8 @@ struct ExportState {
     schema.metadata = (*ds)->schema().metadata;
     if (!blob_columns.empty() && !skip_blobs) {
       return ReportError(Status::NotSupported("column '" + blob_columns.front() +
-                                              "' holds Blob V2 values, which export cannot write yet (blobs "
-                                              "could "
-                                              "not be imported back); --skip-blobs leaves such columns out"),
+                                              "' holds Blob V2 values: --blob-bytes exports them (with "
+                                              "their bytes), --skip-blobs leaves such columns out"),
                          dataset);
     }
     if (!blob_columns.empty()) {
@@ -73,13 +72,32 @@ struct ExportState {
       std::fprintf(stderr, "lancet: %s: leaving out blob columns: %s\n", dataset.c_str(), names.c_str());
     }
     if (schema.fields.empty()) return ReportError(Status::InvalidArgument("no columns left to export"), dataset);
+    const bool with_blobs = blob_bytes && !BlobFieldPaths(schema).empty();
+    if (with_blobs) {
+      auto exported = BlobExportSchema(schema);
+      if (!exported.ok()) return ReportError(exported.status(), dataset);
+      schema = std::move(*exported);
+    }
     table::ScanOptions scan;
     for (const Field& f : schema.fields) scan.columns.push_back(f.name);
+    scan.with_row_addr = with_blobs;
     progress.Report(
         "scanning " + std::to_string((*ds)->CountRows()) + " rows of version " + std::to_string((*ds)->version()),
         true);
     auto batches = (*ds)->Scan(scan);
     if (!batches.ok()) return ReportError(batches.status(), dataset);
+    if (with_blobs) {
+      std::vector<RecordBatch> converted;
+      uint64_t rows = 0;
+      for (const RecordBatch& b : *batches) {
+        auto parts = ExportBlobRows(**ds, schema, b);
+        if (!parts.ok()) return ReportError(parts.status(), dataset);
+        rows += static_cast<uint64_t>(b.num_rows);
+        progress.Report("fetched the blobs of " + std::to_string(rows) + " rows");
+        for (RecordBatch& p : *parts) converted.push_back(std::move(p));
+      }
+      *batches = std::move(converted);
+    }
     // Scan batches carry the read schema; the export names the logical one.
     for (RecordBatch& b : *batches) b.schema = schema;
     format::IpcWriteOptions options;
@@ -112,7 +130,9 @@ Command AddExportCommand(CLI::App& root) {
       "of the output\n"
       "reproduces the rows exactly. Blob V2 columns are refused "
       "(NotSupported) unless\n"
-      "--skip-blobs leaves them out. OUT '-' writes to stdout.");
+      "--blob-bytes writes them as struct<data: large_binary, uri: utf8> with their bytes\n"
+      "(an external blob of a whole file as its uri), which `lancet import` stores as\n"
+      "blobs again, or --skip-blobs leaves them out. OUT '-' writes to stdout.");
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("OUT", state->out, "Output file (.arrows/.arrow), or - for stdout")->required();
   state->selector.AddOptions(*app);
@@ -120,7 +140,9 @@ Command AddExportCommand(CLI::App& root) {
       ->check(CLI::IsMember({"stream", "file"}));
   app->add_option("--compression", state->compression, "Body compression: none (default), lz4 or zstd")
       ->check(CLI::IsMember({"none", "lz4", "zstd"}));
-  app->add_flag("--skip-blobs", state->skip_blobs, "Leave Blob V2 columns out instead of failing");
+  auto* skip = app->add_flag("--skip-blobs", state->skip_blobs, "Leave Blob V2 columns out instead of failing");
+  app->add_flag("--blob-bytes", state->blob_bytes, "Export Blob V2 columns with their bytes, in the form import reads")
+      ->excludes(skip);
   state->progress.AddOption(*app);
   return {app, [state] { return state->Run(); }};
 }

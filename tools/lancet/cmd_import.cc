@@ -2,8 +2,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lancet/blob_spec.h"
 #include "lancet/commands.h"
 #include "lancet/import_source.h"
+#include "lancet/media/write_blob_info.h"
+#include "lancet/media_option.h"
 #include "lancet/progress.h"
 #include "lancet/table/write.h"
 
@@ -17,11 +20,15 @@ struct ImportState {
   std::optional<std::string> schema;
   uint64_t max_rows_per_file = table::WriteParams{}.max_rows_per_file;
   bool stable_row_ids = false;
+  std::vector<std::string> blob_specs;
+  std::vector<std::string> external_bases;
+  std::vector<std::string> media;
+  bool allow_external = false;
   Progress progress;
 
   // The writer's own mismatch error prints both schemas whole; name the first
   // differing column instead.
-  Status CheckAppendSchema(const Schema& incoming) const {
+  Status CheckAppendSchema(const Schema& incoming, const table::BlobWriteOptions& blobs) const {
     std::error_code ec;
     if (!std::filesystem::exists(dataset, ec)) return Status::OK();
     auto ds = table::Dataset::Open(dataset);
@@ -30,8 +37,10 @@ struct ImportState {
     for (const Field& f : incoming.fields) {
       const int i = have.FieldIndex(f.name);
       if (i < 0) return Status::InvalidArgument(source + " has column '" + f.name + "', which the dataset lacks");
-      if (have.fields[i].type.ToString() != f.type.ToString()) {
-        return Status::InvalidArgument("column '" + f.name + "' is " + f.type.ToString() + " in " + source + " but " +
+      // A binary column named by --blob arrives as a blob column.
+      const DataType type = blobs.binary_as_blob.count(f.name) ? table::MakeBlobField(f.name).type : f.type;
+      if (have.fields[i].type.ToString() != type.ToString()) {
+        return Status::InvalidArgument("column '" + f.name + "' is " + type.ToString() + " in " + source + " but " +
                                        have.fields[i].type.ToString() + " in the dataset");
       }
     }
@@ -51,17 +60,35 @@ struct ImportState {
     if (max_rows_per_file == 0) return ReportUsage("--max-rows-per-file must be at least 1");
     params.max_rows_per_file = max_rows_per_file;
     params.enable_stable_row_ids = stable_row_ids;
+    std::vector<BlobColumnSpec> specs;
+    for (const std::string& text : blob_specs) {
+      auto spec = ParseBlobSpec(text);
+      if (!spec.ok()) return ReportUsage(spec.status().message());
+      specs.push_back(std::move(*spec));
+    }
+    params.blobs.external_bases = external_bases;
+    params.blobs.allow_external_outside_bases = allow_external;
     auto src = ReadImportSource(source, schema, [this](uint64_t rows) {
       progress.Report("read " + std::to_string(rows) + " rows from " + source);
     });
     progress.Done();
     if (!src.ok()) return ReportError(src.status(), source);
+    Status applied = ApplyBlobSpecs(specs, &src->schema, &src->batches, &params.blobs);
+    if (!applied.ok()) return ReportError(applied, source);
     if (params.mode == table::WriteMode::kAppend) {
-      Status st = CheckAppendSchema(src->schema);
+      Status st = CheckAppendSchema(src->schema, params.blobs);
       if (!st.ok()) return ReportError(st, dataset);
     }
     progress.Report("writing " + std::to_string(src->num_rows) + " rows to " + dataset, true);
-    auto version = table::WriteDataset(dataset, src->schema, std::move(src->batches), params);
+    media::MediaOptions media_options;
+    for (const std::string& text : media) {
+      auto parsed = ParseMediaOption(text);
+      if (!parsed.ok()) return ReportUsage(parsed.status().message());
+      media_options[parsed->first] = std::move(parsed->second);
+    }
+    auto version = media_options.empty() ? table::WriteDataset(dataset, src->schema, std::move(src->batches), params)
+                                         : media::WriteDatasetWithBlobInfo(
+                                               dataset, src->schema, std::move(src->batches), params, media_options);
     progress.Done();
     if (!version.ok()) return ReportError(version.status(), dataset);
     std::printf("imported %llu rows into %s: version %llu\n", static_cast<unsigned long long>(src->num_rows),
@@ -94,7 +121,14 @@ Command AddImportCommand(CLI::App& root) {
       "[{\"key\", \"value\"}...], null. Keys _rowaddr/_rowid are "
       "ignored. See docs/cli.md.\n"
       "All rows are read and checked (schema, UTF-8) before anything "
-      "is written.");
+      "is written.\n"
+      "--blob COLUMN[:inline=SIZE,dedicated=SIZE,pack=SIZE] stores a binary, large_binary\n"
+      "or struct<data: large_binary, uri: utf8> column as a Blob V2 column: values up to\n"
+      "'inline' bytes (default 64k) stay in the data file, up to 'dedicated' (default 4m)\n"
+      "go to shared pack files of about 'pack' bytes (default 1g), larger ones to a file\n"
+      "of their own. SIZE: bytes, or a number with k, m or g (KiB units).\n"
+      "A blob 'uri' is stored as a reference to that file; it must lie inside an\n"
+      "--external-base directory unless --allow-external is given.");
   app->add_option("SRC", state->source, "Arrow IPC file or stream, or NDJSON file")->required();
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("--mode", state->mode, "create (default; fails if it exists), append or overwrite")
@@ -104,6 +138,20 @@ Command AddImportCommand(CLI::App& root) {
   app->add_flag("--enable-stable-row-ids", state->stable_row_ids,
                 "Give rows stable row ids (only when the dataset is created or "
                 "overwritten)");
+  app->add_option("--blob", state->blob_specs,
+                  "Store COLUMN as a Blob V2 column, with optional thresholds "
+                  "(COLUMN[:inline=SIZE,dedicated=SIZE,pack=SIZE]; repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--external-base", state->external_bases,
+                  "A directory blob URIs may point into; registered when the dataset is created (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app->add_option("--media", state->media,
+                  "COLUMN=LIBRARY[:CONFIG_FILE]: ingest the blob column through a media plugin, storing "
+                  "blob_info (creates a storage-2.3 dataset that only readers knowing 2.3 open; repeatable)");
+  app->add_flag("--allow-external", state->allow_external,
+                "Accept blob URIs outside every --external-base (stored as absolute URIs)");
   state->progress.AddOption(*app);
   return {app, [state] { return state->Run(); }};
 }

@@ -69,6 +69,43 @@ std::string DatasetRoot(const std::string& uri) {
   return root;
 }
 
+// Blob V2 columns, and which carry blob_info (format 2.3) from which plugin.
+void CollectBlobColumns(const Field& f, const std::string& prefix, std::vector<const Field*>* fields,
+                        std::vector<std::string>* paths) {
+  std::string path = prefix.empty() ? f.name : prefix + "." + f.name;
+  if (IsBlobV2Field(f)) {
+    fields->push_back(&f);
+    paths->push_back(path);
+    return;
+  }
+  if (f.type.id != TypeId::kStruct) return;
+  for (const Field& c : f.type.children) CollectBlobColumns(c, path, fields, paths);
+}
+
+void AppendBlobColumns(std::string& out, const table::Dataset& ds) {
+  std::vector<const Field*> fields;
+  std::vector<std::string> paths;
+  for (const Field& f : ds.schema().fields) CollectBlobColumns(f, "", &fields, &paths);
+  if (fields.empty()) return;
+  const auto facts = ds.Describe();
+  auto format = facts.find("data_format");
+  const bool v23 = format != facts.end() && format->second.find("2.3") != std::string::npos;
+  out += "\nBlob columns (" + std::to_string(fields.size()) + "):\n";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    out += "  " + paths[i] + ": ";
+    auto plugin = fields[i]->metadata.find("lancet:media-plugin");
+    auto type = fields[i]->metadata.find("lancet:media-blob-type");
+    if (!v23) {
+      out += "no blob_info (storage 2.2)\n";
+    } else if (plugin != fields[i]->metadata.end()) {
+      out += "blob_info from plugin '" + plugin->second + "'" +
+             (type != fields[i]->metadata.end() ? " (blob type " + type->second + ")" : std::string()) + "\n";
+    } else {
+      out += "blob_info member present, no plugin recorded\n";
+    }
+  }
+}
+
 struct InfoState {
   std::string dataset;
   VersionSelector selector;
@@ -116,6 +153,8 @@ struct InfoState {
       for (const auto& [k, v] : schema.metadata) out += "    " + k + " = " + ShowValue(v) + "\n";
     }
 
+    AppendBlobColumns(out, ds);
+
     out += "\nFragments:\n";
     for (const auto& frag : ds.fragments()) {
       out += "  fragment " + std::to_string(frag.id) + ": " + std::to_string(frag.physical_rows) + " physical rows, " +
@@ -133,8 +172,9 @@ struct InfoState {
       const auto names = FieldNamesById(schema);
       const auto& frags = ds.fragments();
       const size_t shown = all_fragments ? frags.size() : 1;
-      out += all_fragments ? "\nColumn encodings:\n" : "\nColumn encodings (fragment " + std::to_string(frags[0].id) +
-                                                           "; --all-fragments for every one):\n";
+      out += all_fragments ? "\nColumn encodings:\n"
+                           : "\nColumn encodings (fragment " + std::to_string(frags[0].id) +
+                                 "; --all-fragments for every one):\n";
       for (size_t fi = 0; fi < shown; ++fi) {
         for (const auto& file : frags[fi].files) {
           Status st = DescribeFile(ds, file, names, out);

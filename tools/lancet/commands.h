@@ -11,11 +11,12 @@ namespace lancet::cli {
 Command AddInfoCommand(CLI::App& root);
 Command AddScanCommand(CLI::App& root);
 Command AddTakeCommand(CLI::App& root);
-/// `blob get`; the `blob` group node is created here too.
-Command AddBlobGetCommand(CLI::App& root);
+/// `blob get|range|locate`: the group node; running it runs the parsed subcommand.
+Command AddBlobCommand(CLI::App& root);
 Command AddDumpCommand(CLI::App& root);
 Command AddImportCommand(CLI::App& root);
 Command AddExportCommand(CLI::App& root);
+Command AddIngestCommand(CLI::App& root);
 Command AddDeleteCommand(CLI::App& root);
 /// `tag DATASET create|delete|list`.
 Command AddTagCommand(CLI::App& root);
@@ -23,5 +24,7 @@ Command AddRestoreCommand(CLI::App& root);
 Command AddAddColumnsCommand(CLI::App& root);
 Command AddCompactCommand(CLI::App& root);
 Command AddCleanupCommand(CLI::App& root);
+/// `extract`: part of a blob through its media plugin (format 2.3).
+Command AddExtractCommand(CLI::App& root);
 
 }  // namespace lancet::cli

@@ -15,11 +15,11 @@ int Main(int argc, char** argv) {
   CLI::App app("lancet: read and write Lance datasets", "lancet");
   app.set_version_flag("--version", "lancet " LANCET_VERSION);
   app.require_subcommand(1);
-  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),       AddTakeCommand(app),
-                                   AddBlobGetCommand(app), AddDumpCommand(app),       AddImportCommand(app),
-                                   AddExportCommand(app),  AddDeleteCommand(app),     AddTagCommand(app),
-                                   AddRestoreCommand(app), AddAddColumnsCommand(app), AddCompactCommand(app),
-                                   AddCleanupCommand(app)};
+  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddTakeCommand(app),
+                                   AddBlobCommand(app),    AddDumpCommand(app),    AddImportCommand(app),
+                                   AddExportCommand(app),  AddIngestCommand(app),  AddDeleteCommand(app),
+                                   AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
+                                   AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -32,8 +32,8 @@ Result<std::unique_ptr<OutputSink>> OpenLocalFileSink(const std::string& path);
 std::unique_ptr<OutputSink> MakeObjectStoreSink(std::shared_ptr<io::ObjectStore> store, std::string path);
 
 /// Field metadata keys the writer honours (the reference's names).
-inline constexpr const char* kCompressionKey = "lance-encoding:compression";              // zstd|lz4|none
-inline constexpr const char* kCompressionLevelKey = "lance-encoding:compression-level";   // integer
+inline constexpr const char* kCompressionKey = "lance-encoding:compression";                 // zstd|lz4|none
+inline constexpr const char* kCompressionLevelKey = "lance-encoding:compression-level";      // integer
 inline constexpr const char* kStructuralEncodingKey = "lance-encoding:structural-encoding";  // miniblock|fullzip
 
 struct FileWriterOptions {
@@ -48,6 +48,9 @@ struct FileWriterOptions {
   bool enable_fsst = true;
   /// Rows shredded at once from a batch; bounds the writer's scratch memory.
   int64_t shred_rows = 64 * 1024;
+  /// Footer version 2.<minor_version>: 2 (what lance 12 writes) or 3 (Lancet's 2.3:
+  /// the 2.2 encodings, with blob_info in Blob V2 descriptors).
+  uint16_t minor_version = 2;
 };
 
 /// Per-column summary returned by Finish.

@@ -99,7 +99,9 @@ class ObjectStore {
 };
 
 /// The local file system rooted at "/" (paths are absolute or relative to the cwd).
-std::shared_ptr<ObjectStore> LocalFileSystem();
+/// Reads view a mapping of the file; with `map_reads` false they copy with pread
+/// instead, so streaming through a huge file does not grow the process's resident set.
+std::shared_ptr<ObjectStore> LocalFileSystem(bool map_reads = true);
 /// A fresh in-memory store, for tests.
 std::shared_ptr<ObjectStore> NewMemoryStore();
 

@@ -36,8 +36,8 @@ struct CompactionMetrics {
 /// reference, the fragment list stays sorted by id, so a scan lists them after the
 /// fragments that were not rewritten. With stable row ids on, every row keeps its row
 /// id (and its created/updated versions); without them row addresses change. Blob V2
-/// bytes (inline, packed or dedicated) are copied into the new data file as inline
-/// payloads; external blobs keep their descriptor. Nothing to do is not an error (no
+/// bytes (inline, packed or dedicated) are stored again with the new data file, placed
+/// by the column's thresholds; external blobs keep their descriptor. Nothing to do is not an error (no
 /// new version). CommitConflict if a concurrent change deleted from, rewrote or
 /// removed a fragment being rewritten (a concurrent append is kept). NotSupported for
 /// datasets with indices or with a blob column nested in a struct or list (for now).

@@ -10,6 +10,9 @@
 
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
+#include "lancet/table/blob_info_value.h"
+#include "lancet/table/blob_location.h"
+#include "lancet/table/storage_version.h"
 
 namespace lancet::table {
 
@@ -17,6 +20,9 @@ namespace lancet::table {
 struct OpenOptions {
   std::optional<uint64_t> version;  // default: latest
   std::optional<std::string> tag;   // mutually exclusive with version
+  /// The newest storage version to accept; k2_2 reads like a reader that predates
+  /// blob_info and refuses 2.3 datasets.
+  StorageVersion max_storage_version = StorageVersion::k2_3;
 };
 
 struct VersionInfo {
@@ -103,15 +109,41 @@ class Dataset {
   /// Row ids → row addresses (identity without stable row ids); NotFound for unknown ids.
   virtual Result<std::vector<uint64_t>> RowIdsToAddresses(std::span<const uint64_t> row_ids) const = 0;
 
-  /// The bytes of blob column `column` (dotted path for nested blobs) at each row id:
-  /// nullopt for a null blob, an empty buffer for an empty one. Order and repeats kept.
-  /// Reads are grouped per object (data file or sidecar) with ReadMany.
-  /// Errors: NotFound for an unknown column or row id, or a missing sidecar (naming its
-  /// path); InvalidArgument if the column is not a Blob V2 column; NotSupported for a
-  /// path through a list or an external URI scheme other than file://; Corruption
-  /// (naming the file) for an unknown kind or a range past the end of its object.
+  /// \brief Where the bytes of blob column `column` (dotted path for nested blobs) live
+  /// at each row: nullopt for a null blob. Order and repeats kept.
+  ///
+  /// `rows` are row ids or row addresses as `key` says. Each distinct object is opened
+  /// once to check that every range lies inside it and to give whole-object external
+  /// blobs their exact length; empty blobs open nothing.
+  /// Errors: NotFound for an unknown column, row id or address, or a missing sidecar
+  /// (naming its path); InvalidArgument if the column is not a Blob V2 column;
+  /// NotSupported for a path through a list or an external URI scheme other than
+  /// file://; Corruption (naming the file) for an unknown kind, an overflowing range or
+  /// a range past the end of its object.
+  virtual Result<std::vector<std::optional<BlobLocation>>> LocateBlobs(const std::string& column,
+                                                                       std::span<const uint64_t> rows,
+                                                                       RowKey key = RowKey::kRowId) const = 0;
+  /// The bytes of each location LocateBlobs gives (same errors): nullopt for a null
+  /// blob, an empty buffer for an empty one. One ReadMany per object (near ranges
+  /// merged), different objects read in parallel where reads are not cheap.
   virtual Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
-                                                                  std::span<const uint64_t> row_ids) const = 0;
+                                                                  std::span<const uint64_t> rows,
+                                                                  RowKey key = RowKey::kRowId) const = 0;
+
+  /// A blob's location and, in format 2.3, its blob_info.
+  struct BlobWithInfo {
+    BlobLocation location;
+    std::optional<BlobInfoValue> info;
+  };
+  /// Like LocateBlobs (same errors) with each row's blob_info, read with the
+  /// descriptor in one projection: what extraction starts from. LocateBlobs, TakeBlobs
+  /// and everything built on them refuse a row whose blob_info is set, since its
+  /// stored bytes are a media plugin's stream rather than the original file.
+  virtual Result<std::vector<std::optional<BlobWithInfo>>> LocateBlobsWithInfo(const std::string& column,
+                                                                               std::span<const uint64_t> rows,
+                                                                               RowKey key = RowKey::kRowId) const {
+    return Status::NotSupported("this dataset implementation has no blob_info");
+  }
 };
 
 }  // namespace lancet::table

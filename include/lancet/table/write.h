@@ -10,7 +10,9 @@
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
 #include "lancet/result.h"
+#include "lancet/table/blob_write.h"
 #include "lancet/table/dataset.h"
+#include "lancet/table/storage_version.h"
 
 namespace lancet::table {
 
@@ -29,12 +31,21 @@ struct WriteParams {
   bool enable_stable_row_ids = false;
   /// Commit attempts before CommitConflict (each lost race re-reads the latest version).
   int max_commit_attempts = 20;
+  /// Blob V2 columns: binary columns stored as blobs, external URIs, progress.
+  BlobWriteOptions blobs;
+  /// Only honoured when the table is created or overwritten; appends keep the
+  /// dataset's version.
+  StorageVersion storage_version = StorageVersion::k2_2;
 };
 
 /// \brief Writes `batches` as a new version of the dataset at `uri` (a local directory
 /// or file:// URI) and returns that version.
 ///
-/// Data files go to data/, one fragment per file. The commit is an atomic
+/// Data files go to data/, one fragment per file. Blob V2 columns (fields with the
+/// lance.blob.v2 extension, see blob_write.h, or binary columns named in
+/// params.blobs.binary_as_blob) store each value by size: inline in the data file,
+/// in a shared pack sidecar or a dedicated sidecar under data/<file stem>/, or as an
+/// external reference for a `uri`; scans then return descriptors. The commit is an atomic
 /// create-if-absent of the next manifest; a writer that loses a race re-reads the
 /// latest version and tries again (appends rebase onto it with fresh fragment ids).
 /// Errors: InvalidArgument if a batch does not match `schema` or params are invalid;
@@ -46,9 +57,8 @@ struct WriteParams {
 Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
                               const WriteParams& params = {});
 /// Same, for the dataset at `root` in `store`.
-Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root,
-                              const Schema& schema, std::vector<RecordBatch> batches,
-                              const WriteParams& params = {});
+Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root, const Schema& schema,
+                              std::vector<RecordBatch> batches, const WriteParams& params = {});
 
 /// \brief Deletes rows by row address ((fragment_id << 32) | offset) as seen in
 /// `dataset`'s version; returns the new version.
