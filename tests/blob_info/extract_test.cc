@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "blob_info/media_test_util.h"
 #include "common/payload.h"
 #include "lancet/media/extract.h"
 #include "lancet/media/write_blob_info.h"
@@ -19,11 +20,7 @@ using lancet::testing::Payload;
 namespace fs = std::filesystem;
 using table::Dataset;
 
-PluginSpec Chunks(const std::string& config = "chunk_size=1000;blob_type=200") {
-  return {LANCET_CHUNKS_PLUGIN, std::vector<uint8_t>(config.begin(), config.end())};
-}
-
-std::vector<uint8_t> Request(const std::string& text) { return {text.begin(), text.end()}; }
+PluginSpec Chunks(const std::string& config = "chunk_size=1000;blob_type=200") { return testing::ChunksSpec(config); }
 
 struct Fixture {
   fs::path dir;
@@ -58,7 +55,7 @@ TEST(Extract, ChunksComeBackFromPackedAndDedicatedRows) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
   EXPECT_EQ(ds->schema().fields[0].metadata.at(kMediaPluginKey), "chunks");
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
-  auto request = Request("chunks=1,2");
+  auto request = testing::Bytes("chunks=1,2");
   ExtractStats stats;
   ASSERT_OK_AND_ASSIGN(auto out, Extract(*ds, "video", std::vector<uint64_t>{1, 3, 4}, request, *plugin, {}, &stats));
   ASSERT_EQ(out.size(), 3u);
@@ -76,7 +73,7 @@ TEST(Extract, RowsWithoutBlobInfoAndWrongPluginsAreRefused) {
   ASSERT_OK(fx.Write());
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
-  auto request = Request("chunks=0");
+  auto request = testing::Bytes("chunks=0");
   Status st = Extract(*ds, "video", std::vector<uint64_t>{0}, request, *plugin).status();  // inline row
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("take_blobs"), std::string::npos);
@@ -84,7 +81,7 @@ TEST(Extract, RowsWithoutBlobInfoAndWrongPluginsAreRefused) {
   st = Extract(*ds, "video", std::vector<uint64_t>{1}, request, *other).status();
   EXPECT_NE(st.message().find("blob type 200"), std::string::npos) << st.ToString();
   // A chunk past the end is the plugin's error, reported cleanly.
-  auto past = Request("chunks=99");
+  auto past = testing::Bytes("chunks=99");
   st = Extract(*ds, "video", std::vector<uint64_t>{1}, past, *plugin).status();
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find(LANCET_CHUNKS_PLUGIN), std::string::npos) << st.ToString();
@@ -97,7 +94,7 @@ TEST(Extract, MisbehavingPluginsGiveCleanErrors) {
   Fixture fx;
   ASSERT_OK(fx.Write());
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
-  auto request = Request("chunks=0");
+  auto request = testing::Bytes("chunks=0");
   for (const char* mode :
        {"range_past_end", "overflow", "huge_count", "total_too_big", "fail_plan", "fail_decode", "huge_output"}) {
     ASSERT_OK_AND_ASSIGN(auto bad,
@@ -140,7 +137,7 @@ TEST(Extract, AdjacentRangesOfDifferentRowsAreOneRead) {
   ASSERT_OK_AND_ASSIGN(auto located, ds->LocateBlobsWithInfo("video", std::vector<uint64_t>{1, 2}));
   ASSERT_EQ(located[0]->location.object, located[1]->location.object);
   ASSERT_EQ(located[0]->location.offset + located[0]->location.length, located[1]->location.offset);
-  auto request = Request("chunks=0-2");  // the whole 3000-byte value of each row
+  auto request = testing::Bytes("chunks=0-2");  // the whole 3000-byte value of each row
   auto requests_for = [&](std::vector<uint64_t> rows) {
     store->stats().Reset();
     auto out = Extract(*ds, "video", rows, request, *plugin);

@@ -12,6 +12,7 @@
 #include "lancet/blob/blob_ranges.h"
 #include "lancet/format/file_reader.h"
 #include "lancet/table/compaction.h"
+#include "lancet/table/evolution.h"
 #include "lancet/table/write.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
@@ -262,6 +263,42 @@ TEST(Format23, CompactionKeepsBlobInfoByteIdentical) {
   ASSERT_EQ(after->fragments().size(), 1u);
   EXPECT_EQ(after->fragments()[0].files[0].minor, 3u);
   EXPECT_TRUE(snapshot(*after) == want);
+}
+
+// Data evolution leaves blob_info alone: a column added to a 2.3 dataset (in a 2.2 data
+// file of its own), then a rename and a drop of other columns, keep every descriptor.
+TEST(Format23, EvolutionKeepsBlobInfo) {
+  Fixture fx;
+  ASSERT_OK(fx.Write(fx.Params()));
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
+  auto infos = [](const Dataset& d) {
+    ScanOptions scan;
+    scan.columns = {"video"};
+    auto batches = d.Scan(scan);
+    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+    std::vector<std::string> out;
+    for (const RecordBatch& b : *batches) {
+      const Array& info = b.columns[0].children[5];
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        out.push_back(info.IsNull(i)
+                          ? "null"
+                          : std::string(info.children[1].GetView(i)) + "|" + std::string(info.children[2].GetView(i)));
+      }
+    }
+    return out;
+  };
+  auto want = infos(*ds);
+  Schema added{{MakeField("score", MakeType(TypeId::kInt64))}, {}};
+  Array score = *ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{1, 2, 3, 4, 5});
+  ASSERT_OK(AddColumns(*ds, added, {RecordBatch{added, 5, {score}}}));
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  ASSERT_OK(RenameColumn(*ds, "plain", "other"));
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  ASSERT_OK(DropColumns(*ds, {"other"}));
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  EXPECT_TRUE(infos(*ds) == want);
+  ASSERT_OK_AND_ASSIGN(auto located, ds->LocateBlobsWithInfo("video", std::vector<uint64_t>{1}));
+  EXPECT_TRUE(located[0]->info.has_value());
 }
 
 }  // namespace

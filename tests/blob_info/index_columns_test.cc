@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include "blob_info/media_test_util.h"
+#include "common/payload.h"
 #include "lancet/media/extract.h"
 #include "lancet/media/write_blob_info.h"
 #include "util/array_builder.h"
@@ -15,24 +17,12 @@
 namespace lancet::media {
 namespace {
 
+using lancet::testing::Payload;
+
 namespace fs = std::filesystem;
 using table::Dataset;
 
-std::string Payload(uint64_t seed, uint64_t size) {
-  std::string s(size, '\0');
-  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 3;
-  for (uint64_t i = 0; i < size; ++i) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    s[i] = static_cast<char>(x);
-  }
-  return s;
-}
-
-PluginSpec Chunks(const std::string& config = "chunk_size=1000;blob_type=200") {
-  return {LANCET_CHUNKS_PLUGIN, std::vector<uint8_t>(config.begin(), config.end())};
-}
-
-std::vector<uint8_t> Request(const std::string& text) { return {text.begin(), text.end()}; }
+PluginSpec Chunks(const std::string& config = "chunk_size=1000;blob_type=200") { return testing::ChunksSpec(config); }
 
 struct Fixture {
   fs::path dir;
@@ -79,7 +69,7 @@ TEST(IndexColumns, BothLayoutsExtractTheSameBytes) {
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
   const std::vector<uint64_t> rows = {5, 1, 3, 4, 2, 3};
   for (const char* text : {"chunks=0", "chunks=1", "chunks=0-2", "chunks=0,2"}) {
-    auto request = Request(text);
+    auto request = testing::Bytes(text);
     ExtractStats a, b;
     ASSERT_OK_AND_ASSIGN(auto want, Extract(*inline_ds, "video", rows, request, *plugin, {}, &a));
     ASSERT_OK_AND_ASSIGN(auto got, ExtractWithIndexColumns(*indexed_ds, "video", rows, request, *plugin, {}, &b));
@@ -96,7 +86,7 @@ TEST(IndexColumns, BothLayoutsExtractTheSameBytes) {
     EXPECT_EQ(b.objects, a.objects);
   }
   // The bytes come from the source values, not just from agreeing layouts.
-  auto request = Request("chunks=1");
+  auto request = testing::Bytes("chunks=1");
   ASSERT_OK_AND_ASSIGN(auto out,
                        ExtractWithIndexColumns(*indexed_ds, "video", std::vector<uint64_t>{3, 2}, request, *plugin));
   EXPECT_EQ(out[0]->data->view(), fx.values[3]->substr(1000, 1000));
@@ -156,7 +146,7 @@ TEST(IndexColumns, ResolvingTheIndexLayoutReadsMore) {
   ASSERT_OK_AND_ASSIGN(auto inline_ds, Dataset::Open(inline_store, fx.Inline()));
   ASSERT_OK_AND_ASSIGN(auto indexed_ds, Dataset::Open(indexed_store, fx.Indexed()));
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
-  auto request = Request("chunks=0");
+  auto request = testing::Bytes("chunks=0");
   for (std::vector<uint64_t> rows : {std::vector<uint64_t>{1}, std::vector<uint64_t>{5, 1, 2, 3}}) {
     // Once to open the data files, whose footers neither layout reads again.
     ASSERT_OK(ResolveAndPlan(*inline_ds, "video", rows, request, *plugin).status());
@@ -179,7 +169,7 @@ TEST(IndexColumns, BadInputsGiveCleanErrors) {
   ASSERT_OK_AND_ASSIGN(auto indexed_ds, Dataset::Open(fx.Indexed()));
   ASSERT_OK_AND_ASSIGN(auto inline_ds, Dataset::Open(fx.Inline()));
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
-  auto request = Request("chunks=0");
+  auto request = testing::Bytes("chunks=0");
   // An inline value has no index.
   Status st = ExtractWithIndexColumns(*indexed_ds, "video", std::vector<uint64_t>{0}, request, *plugin).status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
