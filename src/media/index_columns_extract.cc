@@ -49,6 +49,17 @@ std::string NoIndex(const std::string& column) {
          " is null: stored inline or without a plugin); read its bytes with take_blobs";
 }
 
+// Resolve in two projections (the index columns, then the descriptors) and plan: what
+// ExtractWithIndexColumns and ResolveAndPlanWithIndexColumns share.
+Result<std::pair<ResolvedRows, std::vector<RowPlan>>> ResolveAndPlanRows(
+    const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
+    std::span<const uint8_t> request, const MediaPlugin& plugin, const ExtractOptions& options, ExtractStats* stats) {
+  const std::string where = dataset.uri() + ": blob column '" + column + "'";
+  ASSIGN_OR_RETURN(ResolvedRows resolved, Resolve(dataset, column, rows, options, where));
+  ASSIGN_OR_RETURN(auto plans, PlanRows(resolved, rows, request, plugin, options, where, NoIndex(column), stats));
+  return std::make_pair(std::move(resolved), std::move(plans));
+}
+
 }  // namespace
 
 Result<std::vector<std::optional<DecodedOutput>>> ExtractWithIndexColumns(
@@ -57,10 +68,8 @@ Result<std::vector<std::optional<DecodedOutput>>> ExtractWithIndexColumns(
   ExtractStats local;
   ExtractStats& st = stats ? *stats : local;
   st = {};
-  const std::string where = dataset.uri() + ": blob column '" + column + "'";
-  ASSIGN_OR_RETURN(ResolvedRows resolved, Resolve(dataset, column, rows, options, where));
-  ASSIGN_OR_RETURN(auto plans, PlanRows(resolved, rows, request, plugin, options, where, NoIndex(column), &st));
-  return ReadAndDecode(*dataset.store(), resolved, plans, request, plugin, options, &st);
+  ASSIGN_OR_RETURN(auto planned, ResolveAndPlanRows(dataset, column, rows, request, plugin, options, &st));
+  return ReadAndDecode(*dataset.store(), planned.first, planned.second, request, plugin, options, &st);
 }
 
 Result<std::vector<std::optional<PlannedReads>>> ResolveAndPlanWithIndexColumns(
@@ -69,10 +78,8 @@ Result<std::vector<std::optional<PlannedReads>>> ResolveAndPlanWithIndexColumns(
   ExtractStats local;
   ExtractStats& st = stats ? *stats : local;
   st = {};
-  const std::string where = dataset.uri() + ": blob column '" + column + "'";
-  ASSIGN_OR_RETURN(ResolvedRows resolved, Resolve(dataset, column, rows, options, where));
-  ASSIGN_OR_RETURN(auto plans, PlanRows(resolved, rows, request, plugin, options, where, NoIndex(column), &st));
-  return ToPlannedReads(rows.size(), std::move(plans));
+  ASSIGN_OR_RETURN(auto planned, ResolveAndPlanRows(dataset, column, rows, request, plugin, options, &st));
+  return ToPlannedReads(rows.size(), std::move(planned.second));
 }
 
 }  // namespace lancet::media
