@@ -30,6 +30,7 @@
 
 #include "lancet/blob/blob_file.h"
 #include "lancet/table/dataset.h"
+#include "peer_rand.h"
 
 using lancet::Array;
 using lancet::BufferPtr;
@@ -50,25 +51,7 @@ T Check(lancet::Result<T> r, const std::string& what) {
   return std::move(*r);
 }
 
-uint32_t Fnv1a32(const std::string& s) {
-  uint32_t h = 0x811c9dc5u;
-  for (unsigned char c : s) h = (h ^ c) * 0x01000193u;
-  return h;
-}
-
-// mulberry32 seeded with fnv1a32("<seed>:<label>"), as the peer's lib/build.mjs.
-struct Rand {
-  uint32_t a;
-  Rand(uint64_t seed, const std::string& label) : a(Fnv1a32(std::to_string(seed) + ":" + label)) {}
-  uint32_t U32() {
-    a += 0x6D2B79F5u;
-    uint32_t t = a;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return t ^ (t >> 14);
-  }
-  double Float() { return U32() / 4294967296.0; }
-};
+using lancet::bench::Rand;
 
 // payload(seed, label, n): the Rand outputs as little-endian words, truncated to n.
 void Payload(uint64_t seed, const std::string& label, uint64_t n, std::vector<uint8_t>* out) {

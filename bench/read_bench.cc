@@ -17,29 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "lancet/table/dataset.h"
+#include "peer_rand.h"
 
 using lancet::table::Dataset;
 
 namespace {
 
-uint32_t Fnv1a32(const std::string& s) {
-  uint32_t h = 0x811c9dc5u;
-  for (unsigned char c : s) h = (h ^ c) * 0x01000193u;
-  return h;
-}
-
-// mulberry32, as the peer's lib/build.mjs defines it.
-struct Rand {
-  uint32_t a;
-  Rand(uint64_t seed, const std::string& label) : a(Fnv1a32(std::to_string(seed) + ":" + label)) {}
-  uint32_t U32() {
-    a += 0x6D2B79F5u;
-    uint32_t t = a;
-    t = (t ^ (t >> 15)) * (t | 1u);
-    t ^= t + (t ^ (t >> 7)) * (t | 61u);
-    return t ^ (t >> 14);
-  }
-};
+using lancet::bench::Rand;
 
 template <typename F>
 std::vector<double> Time(int warmup, int reps, F&& fn) {
