@@ -5,7 +5,7 @@
 //
 // DATASET is what `bench.mjs make-blob-dataset` wrote; scripts/bench.sh times the
 // reference's fetch-blobs and read-range on it in the same run. The blob sets and
-// the read-range blob and offsets follow bench.mjs exactly (shared/peer/README.md,
+// the read-range blob and offsets follow bench.mjs exactly (tests/peer/README.md,
 // "Datasets and random choices"), so both sides read the same bytes:
 //   fetch-blobs: every non-null blob < 1 MiB ("small") / >= 1 MiB ("large"), in scan
 //     order, one Dataset::TakeBlobs call per run;

@@ -1,4 +1,4 @@
-// The peer's deterministic choices (shared/peer/lib/build.mjs): mulberry32 seeded with
+// The peer's deterministic choices (tests/peer/lib/build.mjs): mulberry32 seeded with
 // fnv1a32("<seed>:<label>"), so our benchmarks pick the rows and offsets bench.mjs picks.
 #pragma once
 

@@ -2,7 +2,7 @@
 //
 //   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5]
 //
-// The reference's numbers come from ../shared/peer/bench.mjs (scan, take) run on the
+// The reference's numbers come from tests/peer/bench.mjs (scan, take) run on the
 // same dataset just before (scripts/bench.sh); rows are chosen with the same recipe
 // (Rand(seed, "bench/take").u32() % rows, repeats skipped), so both take the same rows.
 #include <algorithm>

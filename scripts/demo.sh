@@ -4,18 +4,18 @@
 set -euo pipefail
 BUILD="${1:-build}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
-SHARED="${LANCET_SHARED_DIR:-$HERE/../shared}"
+PEER="$HERE/tests/peer"
 LANCET="$BUILD/bin/lancet"
 OUT="$BUILD/demo"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "Installing the reference peer (LanceDB 0.39 / Lance 12)"
-line="$("$SHARED/peer/setup.sh")"; echo "$line"
+line="$("$PEER/setup.sh")"; echo "$line"
 export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
 
 step "The reference writes a small corpus (blob datasets) into $OUT"
-node "$SHARED/peer/gen.mjs" "$OUT" --only blobs,blobs_custom,types | tail -1
+node "$PEER/gen.mjs" "$OUT" --only blobs,blobs_custom,types | tail -1
 
 DS="$OUT/data/blobs.lance"
 step "lancet info $DS"
@@ -34,7 +34,7 @@ done
 step "Cross-check: Lancet's reading of every version vs the reference's ground truth"
 for name in blobs blobs_custom types; do
   "$LANCET" dump "$OUT/data/$name.lance" --all-versions > "$OUT/$name.lancet.json"
-  printf '%-14s ' "$name"; node "$SHARED/peer/check.mjs" "$OUT/expected/$name.json" "$OUT/$name.lancet.json" --quiet
+  printf '%-14s ' "$name"; node "$PEER/check.mjs" "$OUT/expected/$name.json" "$OUT/$name.lancet.json" --quiet
 done
 
 W="$OUT/written.lance"
@@ -45,9 +45,11 @@ step "Lancet writes: export types.lance, import it as a new dataset, append, del
 "$LANCET" import "$OUT/types.arrows" "$W" --mode append
 "$LANCET" delete "$W" --where "id < 5"
 "$LANCET" tag "$W" create after_delete
-"$LANCET" info "$W" | head -4
+# Captured first: a pipe into head would end lancet early, and pipefail would make that fatal.
+info="$("$LANCET" info "$W")"
+sed -n '1,4p' <<<"$info"
 
 step "The reference reads every version Lancet wrote"
 "$LANCET" dump "$W" --all-versions > "$OUT/written.lancet.json"
-node "$SHARED/peer/dump.mjs" "$W" --all-versions > "$OUT/written.reference.json"
-printf '%-14s ' written; node "$SHARED/peer/check.mjs" "$OUT/written.lancet.json" "$OUT/written.reference.json" --quiet
+node "$PEER/dump.mjs" "$W" --all-versions > "$OUT/written.reference.json"
+printf '%-14s ' written; node "$PEER/check.mjs" "$OUT/written.lancet.json" "$OUT/written.reference.json" --quiet

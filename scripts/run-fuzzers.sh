@@ -8,7 +8,7 @@ set -euo pipefail
 BUILD="${1:?usage: run-fuzzers.sh BUILD_DIR}"
 SECONDS_PER="${FUZZ_SECONDS:-60}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
-SHARED="${LANCET_SHARED_DIR:-$HERE/../shared}"
+PEER="${LANCET_PEER_HARNESS:-$HERE/tests/peer}"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-fuzz.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -49,9 +49,9 @@ JSON
   echo "$dir"
 }
 
-if line="$("$SHARED/peer/setup.sh" 2>/dev/null)"; then
+if line="$("$PEER/setup.sh" 2>/dev/null)"; then
   export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
-  node "$SHARED/peer/gen.mjs" "$WORK/corpus" --only types,types_extra,deletions,blobs_custom >/dev/null 2>&1 || true
+  node "$PEER/gen.mjs" "$WORK/corpus" --only types,types_extra,deletions,blobs_custom >/dev/null 2>&1 || true
 fi
 
 status=0

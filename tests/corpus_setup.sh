@@ -5,14 +5,13 @@
 set -euo pipefail
 OUT="$1"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-SHARED="${LANCET_SHARED_DIR:-$REPO/../shared}"
-[ -f "$SHARED/peer/setup.sh" ] || SHARED="$(dirname "$SHARED")"
+PEER="${LANCET_PEER_HARNESS:-$REPO/tests/peer}"
 if [ -f "$OUT/MANIFEST.json" ]; then echo "corpus: present in $OUT"; exit 0; fi
-if ! command -v node >/dev/null 2>&1 || [ ! -f "$SHARED/peer/gen.mjs" ]; then
+if ! command -v node >/dev/null 2>&1 || [ ! -f "$PEER/gen.mjs" ]; then
   echo "corpus: node or the peer harness is missing; corpus-based tests will skip"; exit 0
 fi
-line="$("$SHARED/peer/setup.sh")"
+line="$("$PEER/setup.sh")"
 export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
 rm -rf "$OUT.tmp"
-node "$SHARED/peer/gen.mjs" "$OUT.tmp" --seed 42 | tail -1
+node "$PEER/gen.mjs" "$OUT.tmp" --seed 42 | tail -1
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"

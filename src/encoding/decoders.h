@@ -1,4 +1,4 @@
-// Entry points of the compressive-encoding decoders (the format notes (../shared/docs/lance-format-notes.md) §8).
+// Entry points of the compressive-encoding decoders (the format notes (lance-format-notes.md) §8).
 // Bytes in, DataBlocks out; no I/O. Every function validates sizes against its
 // input and returns Corruption (never crashes or over-allocates) on bad bytes, and
 // NotSupported naming the encoding for encodings Lancet does not know.

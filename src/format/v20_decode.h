@@ -1,5 +1,5 @@
 // Decoders of Lance 2.0 page encodings: the lance.encodings.ArrayEncoding tree
-// (the format notes (../shared/docs/lance-format-notes.md) §6; reference
+// (the format notes (lance-format-notes.md) §6; reference
 // protos/encodings_v2_0.proto). Bytes in, DataBlocks out; no I/O. Private to the
 // format layer.
 #pragma once

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/payload.h"
+#include "common/peer.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/blob/blob_ranges.h"
 #include "lancet/format/file_reader.h"
@@ -159,12 +160,8 @@ TEST(Format23, TransformsNeedVersion23AndABlobColumn) {
 
 // The reference (lance 12) does not know 2.3 and must refuse it, not misread it.
 TEST(Format23, ReferenceRefusesVersion23Datasets) {
-  auto env = [](const char* name, std::string fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? std::string(v) : fallback;
-  };
-  std::string scripts = env("LANCET_SHARED_DIR", std::string(LANCET_SOURCE_DIR) + "/../shared") + "/peer";
-  std::string peer = env("LANCE_PEER_DIR", env("HOME", "/root") + "/.cache/lance-peer");
+  std::string scripts = lancet::testing::PeerHarnessDir();
+  std::string peer = lancet::testing::PeerInstallDir();
   if (!fs::exists(scripts + "/dump.mjs")) GTEST_SKIP() << "no peer scripts at " << scripts;
   if (!fs::exists(peer + "/node_modules")) GTEST_SKIP() << "peer not installed at " << peer;
   if (std::system("node --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "node is missing";

@@ -1,6 +1,6 @@
 // The reference reads what FileWriter writes: a one-fragment dataset is assembled by
 // hand (docs/format §13.4 minimal manifest) and dumped with the peer harness
-// (shared/peer/dump.mjs, lance 12). Skipped when node or the peer is not installed.
+// (tests/peer/dump.mjs, lance 12). Skipped when node or the peer is not installed.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -18,6 +18,7 @@
 #include "util/array_builder.h"
 #include "util/array_json.h"
 #include "util/sha256.h"
+#include "common/peer.h"
 #include "util/test_macros.h"
 
 namespace lancet::format {
@@ -26,17 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string PeerDir() {
-  const char* env = std::getenv("LANCE_PEER_DIR");
-  if (env != nullptr && *env != '\0') return env;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : "/root") + "/.cache/lance-peer";
-}
+std::string PeerDir() { return lancet::testing::PeerInstallDir(); }
 
-std::string DumpScript() {
-  if (const char* env = std::getenv("LANCE_PEER_DUMP")) return env;
-  return "/work/shared/peer/dump.mjs";
-}
+std::string DumpScript() { return lancet::testing::PeerHarnessDir() + "/dump.mjs"; }
 
 bool PeerAvailable() {
   if (std::system("node --version > /dev/null 2>&1") != 0) return false;
@@ -99,7 +92,7 @@ double HalfToDouble(uint16_t h) {
   return s * (1 + f / 1024.0) * std::ldexp(1.0, e - 15);
 }
 
-// The peer's JSON for cell i of `a` (the "Values" rules of shared/peer/README.md).
+// The peer's JSON for cell i of `a` (the "Values" rules of tests/peer/README.md).
 json Cell(const Array& a, int64_t i) {
   if (a.type.id == TypeId::kNull || a.IsNull(i)) return nullptr;
   const int64_t j = a.offset + i;

@@ -21,7 +21,7 @@ std::string CorpusDir();
 /// Every data file (*.lance under <dataset>/data/) of every corpus dataset, sorted.
 std::vector<std::string> CorpusDataFiles(const std::string& dataset = "");
 
-/// Value i of `a` in the peer dump contract (shared/peer/README.md); values over 256
+/// Value i of `a` in the peer dump contract (tests/peer/README.md); values over 256
 /// bytes become {"len": n} (no digest).
 nlohmann::json ValueToJson(const Array& a, int64_t i);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # blob_interop.sh BUILD_DIR
 #
-# Blob V2 datasets written by Lancet, read by the reference peer (shared/peer).
+# Blob V2 datasets written by Lancet, read by the reference peer (tests/peer).
 # BUILD_DIR/bin/blob_interop_write (tests/interop/blob_write_main.cc) writes:
 #   default_kinds      default thresholds at and +-1 of 64 KiB and 4 MiB, two data files
 #   custom_thresholds  thresholds from field metadata (inline 100 / dedicated 1000 /
@@ -22,7 +22,7 @@
 #   3. if BUILD_DIR/bin/lancet exists, `lancet dump` must equal the reference's dump
 #      in full (descriptors included).
 #
-# Environment: as run_interop.sh (LANCET_SHARED_DIR, LANCE_PEER_DIR,
+# Environment: as run_interop.sh (LANCET_PEER_HARNESS, LANCE_PEER_DIR,
 # LANCET_INTEROP_KEEP=1 keeps the temp dir). Prints PASS/FAIL per check, then
 # "N passed, M failed"; exit 0 only when nothing failed.
 set -uo pipefail

@@ -6,7 +6,7 @@
 // and sha256 per row, for `check.mjs --blob kind`) and OUT_DIR/layout/<name>.json (per
 // stored value: the kind, the pack it shares, its position and, for external blobs,
 // blob_id and blob_uri). Placement follows the reference's documented rules
-// (shared/docs/lance-format-notes.md §10.1): size <= inline → inline, <= dedicated →
+// (lance-format-notes.md §10.1): size <= inline → inline, <= dedicated →
 // packed, else dedicated; a new pack when the current one would pass the pack
 // threshold. Source files for external and copied blobs go to OUT_DIR/external.
 // Exit 0 on success, 2 on an error (message on stderr), 64 for bad usage.
@@ -48,7 +48,7 @@ uint32_t Fnv1a32(const std::string& s) {
   return h;
 }
 
-// The peer's payload recipe (shared/peer/README.md) with seed 7.
+// The peer's payload recipe (tests/peer/README.md) with seed 7.
 std::string Payload(const std::string& label, uint64_t n) {
   uint32_t a = Fnv1a32("7:" + label);
   std::string out(n, '\0');

@@ -9,7 +9,7 @@
 # versions (create + append). dump.mjs gives the expected JSON, `lancet dump
 # --all-versions` the actual one, and check.mjs compares them.
 #
-# Environment: LANCET_SHARED_DIR, LANCE_PEER_DIR, as for run_interop.sh;
+# Environment: LANCET_PEER_HARNESS, LANCE_PEER_DIR, as for run_interop.sh;
 # LANCET_INTEROP_KEEP=1 keeps the temp dir (kept anyway on failure).
 #
 # Prints one line per dataset, then "N passed, M failed" (datasets). Exit 0 only

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # run_interop.sh BUILD_DIR
 #
-# Interop acceptance test: the reference peer (shared/peer) writes the public
+# Interop acceptance test: the reference peer (tests/peer) writes the public
 # corpus for seeds 42 and 7, `lancet dump --all-versions` reads every dataset,
 # and check.mjs compares each dump with the peer's expected/ document.
 #
 # Environment:
-#   LANCET_SHARED_DIR   the shared dir (holding peer/) or the peer dir itself;
-#                       default: <repo>/../shared
+#   LANCET_PEER_HARNESS the peer harness to use; default: <repo>/tests/peer
 #   LANCE_PEER_DIR      peer install dir; default ${XDG_CACHE_HOME:-$HOME/.cache}/lance-peer
 #   LANCET_INTEROP_SEEDS  seeds to generate (default "42 7")
 #   LANCET_INTEROP_KEEP   set to 1 to keep the temp dir (kept anyway on failure)

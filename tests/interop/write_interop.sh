@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # write_interop.sh BUILD_DIR
 #
-# Write interop acceptance test against the reference peer (shared/peer):
+# Write interop acceptance test against the reference peer (tests/peer):
 #  1. Round trip: for every dataset of the public corpus (seed 42), `lancet export`
 #     (blob columns left out with --skip-blobs: blobs cannot be written yet) then
 #     `lancet import` into a fresh dataset; dump.mjs (the reference) reads ours and
@@ -12,7 +12,7 @@
 #  3. Mixed histories (mixed_history.mjs): each side appends to and deletes from
 #     the other's dataset, and both read every version the same.
 #
-# Environment: as run_interop.sh (LANCET_SHARED_DIR, LANCE_PEER_DIR,
+# Environment: as run_interop.sh (LANCET_PEER_HARNESS, LANCE_PEER_DIR,
 # LANCET_INTEROP_KEEP=1 keeps the temp dir). Prints PASS/FAIL per check, then
 # "N passed, M failed"; exit 0 only when nothing failed.
 set -uo pipefail

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/peer.h"
 #include "lancet/table/compaction.h"
 #include "lancet/table/evolution.h"
 #include "lancet/table/write.h"
@@ -22,16 +23,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 class EvolutionPeer : public ::testing::Test {
  protected:
   void SetUp() override {
-    scripts_ = EnvOr("LANCET_SHARED_DIR", std::string(LANCET_SOURCE_DIR) + "/../shared") + "/peer";
-    peer_ = EnvOr("LANCE_PEER_DIR", EnvOr("HOME", "/root") + "/.cache/lance-peer");
+    scripts_ = lancet::testing::PeerHarnessDir();
+    peer_ = lancet::testing::PeerInstallDir();
     if (std::system("node --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "node not found";
     if (!fs::exists(scripts_ + "/dump.mjs")) GTEST_SKIP() << "no peer scripts at " << scripts_;
     if (!fs::exists(peer_ + "/node_modules")) GTEST_SKIP() << "peer not installed at " << peer_;

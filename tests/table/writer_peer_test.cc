@@ -11,17 +11,13 @@
 
 #include "lancet/table/write.h"
 #include "util/array_builder.h"
+#include "common/peer.h"
 #include "util/test_macros.h"
 
 namespace lancet::table {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
 
 RecordBatch Rows(int64_t begin, int64_t n) {
   std::vector<int64_t> ids;
@@ -38,9 +34,8 @@ int64_t AsInt(const nlohmann::json& j) {
 }
 
 TEST(WriterPeer, ReferenceReadsOurVersions) {
-  std::string peer_scripts =
-      EnvOr("LANCET_SHARED_DIR", std::string(LANCET_SOURCE_DIR) + "/../shared") + "/peer";
-  std::string peer_dir = EnvOr("LANCE_PEER_DIR", EnvOr("HOME", "/root") + "/.cache/lance-peer");
+  std::string peer_scripts = lancet::testing::PeerHarnessDir();
+  std::string peer_dir = lancet::testing::PeerInstallDir();
   if (std::system("node --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "node not found";
   if (!fs::exists(peer_scripts + "/dump.mjs")) GTEST_SKIP() << "no peer scripts at " << peer_scripts;
   if (!fs::exists(peer_dir + "/node_modules")) GTEST_SKIP() << "peer not installed at " << peer_dir;

@@ -1,4 +1,4 @@
-// The dump contract's value and schema encodings (shared/peer/README.md, "Values").
+// The dump contract's value and schema encodings (tests/peer/README.md, "Values").
 #include "lancet/value_json.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // `lancet dump`: a dataset as a `lance-peer-dump/1` JSON document
-// (shared/peer/README.md, "The JSON contract"), comparable with check.mjs.
+// (tests/peer/README.md, "The JSON contract"), comparable with check.mjs.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Arrow values and types as `lance-peer-dump/1` JSON (shared/peer/README.md, "The JSON contract").
+// Arrow values and types as `lance-peer-dump/1` JSON (tests/peer/README.md, "The JSON contract").
 #pragma once
 
 #include <cstdint>
