@@ -71,6 +71,14 @@ TEST_P(VideoFormatsTest, IngestDescribesTheStream) {
   EXPECT_EQ(si.start_pts, ref_->pts(0));
   EXPECT_GT(si.duration, ref_->pts(ref_->size() - 1) - ref_->pts(0));
   EXPECT_EQ((si.flags & LANCET_VIDEO_SI_B_FRAMES) != 0, GetParam().bframes);
+  // x265 makes open GOPs (CRA keyframes with leading pictures) by default; x264 does not.
+  const std::string name = GetParam().name;
+  if (name.starts_with("hevc")) {
+    EXPECT_TRUE(si.flags & LANCET_VIDEO_SI_OPEN_GOP);
+  }
+  if (name.starts_with("h264")) {
+    EXPECT_FALSE(si.flags & LANCET_VIDEO_SI_OPEN_GOP);
+  }
   size_t keys = 0;
   for (size_t i = 0; i < ref_->size(); ++i) keys += ref_->key(i);
   EXPECT_EQ(si.gop_count, keys);
@@ -168,6 +176,31 @@ TEST_P(VideoFormatsTest, CoveringRangesDecodeTheSame) {
   EXPECT_EQ(pieces.data->view(), planned.out.data->view());
   // Missing bytes are an error, not garbage.
   EXPECT_FALSE(DecodeRanges(*plugin_, blob_, request, {{0, size / 3}}).ok());
+}
+
+TEST_P(VideoFormatsTest, OpenGopLeadingFramesDecodeFromTheGopBefore) {
+  std::vector<GopFields> gops;
+  std::vector<PacketFields> packets;
+  ParseEntries(blob_.entries, &gops, &packets);
+  size_t tested = 0;
+  for (size_t g = 1; g < gops.size(); ++g) {
+    if (!(gops[g].flags & LANCET_VIDEO_GOP_OPEN)) continue;
+    const int64_t key_pts = packets[gops[g].first_packet].pts;
+    for (uint32_t i = gops[g].first_packet; i < gops[g].first_packet + gops[g].packet_count; ++i) {
+      if (packets[i].pts >= key_pts) continue;
+      const int64_t frame = ref_->IndexOf(packets[i].pts);
+      ASSERT_GE(frame, 0);
+      ASSERT_OK_AND_ASSIGN(auto e, Extract(*plugin_, blob_, FramesRequest({static_cast<uint64_t>(frame)})));
+      ASSERT_EQ(e.ranges.size(), 2u);
+      EXPECT_EQ(e.ranges[0], (io::ByteRange{gops[g - 1].offset, gops[g - 1].size}));
+      ExpectFrames(e, {static_cast<size_t>(frame)});
+      ++tested;
+      break;
+    }
+  }
+  if (GetParam().name == std::string("hevc_gop12_open_mp4")) {
+    EXPECT_GT(tested, 0u);
+  }
 }
 
 TEST_P(VideoFormatsTest, WindowPastTheEndIsEmpty) {
