@@ -19,6 +19,9 @@ extern "C" {
 namespace lancet_video {
 namespace {
 
+// Bounds a frame's duration so pts + duration stays far from overflow (see kMaxPts).
+constexpr int64_t kMaxFrameDuration = int64_t{1} << 40;
+
 struct Spool {
   TempFile file;
   uint64_t size = 0;
@@ -121,7 +124,9 @@ void CopyName(std::string& out, const char* name) { out = name != nullptr ? std:
 
 class Ingest {
  public:
-  explicit Ingest(const Config& config) : config_(config) {}
+  // The spool is reached through its descriptor only: unlinked at once, nothing is left
+  // behind even if the process dies.
+  explicit Ingest(const Config& config) : config_(config) { spool_.file.Unlink(); }
 
   void Push(const uint8_t* data, uint64_t size) {
     if (finished_) Fail(LANCET_MEDIA_EINVAL, "push after finish");
@@ -153,7 +158,7 @@ class Ingest {
     if (st->time_base.num <= 0 || st->time_base.den <= 0) Fail(LANCET_MEDIA_ECORRUPT, "the stream has no time base");
     const AVRational rate = FrameRate(st);
     int64_t frame_duration = rate.num > 0 ? av_rescale_q(1, av_inv_q(rate), st->time_base) : 1;
-    if (frame_duration <= 0) frame_duration = 1;
+    if (frame_duration <= 0 || frame_duration > kMaxFrameDuration) frame_duration = 1;
     ReadPackets(d, stream, frame_duration, sink);
     if (std::strstr(d.format->iformat->name, "mov") != nullptr && st->nb_frames > 0 &&
         static_cast<uint64_t>(st->nb_frames) > index_.packets.size() + skipped_) {
@@ -195,8 +200,12 @@ class Ingest {
       r.dts = pkt->dts;
       r.pts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
       if (r.pts == kNoPts) r.pts = previous_pts == kNoPts ? 0 : previous_pts + frame_duration;
+      if (!PtsInRange(r.pts) || (r.dts != kNoPts && !PtsInRange(r.dts))) {
+        Fail(LANCET_MEDIA_ECORRUPT, "packet " + std::to_string(index_.packets.size()) +
+                                        " has a timestamp beyond +-2^60 ticks");
+      }
       previous_pts = r.pts;
-      const int64_t duration = pkt->duration > 0 ? pkt->duration : frame_duration;
+      const int64_t duration = pkt->duration > 0 && pkt->duration <= kMaxFrameDuration ? pkt->duration : frame_duration;
       end_pts_ = index_.packets.empty() ? r.pts + duration : std::max(end_pts_, r.pts + duration);
       if (index_.packets.size() >= UINT32_MAX) Fail(LANCET_MEDIA_EINVAL, "the source has more than 2^32 packets");
       if (sink.write(sink.context, pkt->data, static_cast<uint64_t>(pkt->size)) != 0) {

@@ -43,6 +43,11 @@ int Guard(LancetMediaError* error, F&& body) noexcept {
 void GiveBuffer(LancetMediaBuffer* out, std::vector<uint8_t>&& bytes);
 
 constexpr int64_t kNoPts = INT64_MIN;
+// Timestamps stay within +-2^60 ticks and durations below 2^62, so the sums and differences
+// plan, decode and clip form from a few of them never overflow, whatever the input.
+constexpr int64_t kMaxPts = int64_t{1} << 60;
+constexpr int64_t kMaxDuration = int64_t{1} << 62;
+inline bool PtsInRange(int64_t pts) { return pts > -kMaxPts && pts < kMaxPts; }
 // Caps that keep hostile inputs from turning into huge allocations or endless work.
 constexpr uint32_t kMaxDimension = 16384;
 constexpr uint32_t kMaxThreads = 64;

@@ -159,7 +159,9 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   if (si.frame_count == 0 || si.gop_count == 0 || si.gop_count > si.frame_count) {
     Fail(LANCET_MEDIA_ECORRUPT, "stream_info has bad frame/GOP counts");
   }
-  if (si.start_pts == kNoPts || si.duration < 0) Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad start or duration");
+  if (!PtsInRange(si.start_pts) || si.duration < 0 || si.duration > kMaxDuration) {
+    Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad start or duration");
+  }
   return si;
 }
 
@@ -238,7 +240,8 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
     r.flags = U32(p + 12);
     r.pts = I64(p + 16);
     r.dts = I64(p + 24);
-    if (r.offset != offset || r.size == 0 || (r.flags & ~LANCET_VIDEO_PACKET_KEY) != 0 || r.pts == kNoPts) {
+    if (r.offset != offset || r.size == 0 || (r.flags & ~LANCET_VIDEO_PACKET_KEY) != 0 || !PtsInRange(r.pts) ||
+        (r.dts != kNoPts && !PtsInRange(r.dts))) {
       Fail(LANCET_MEDIA_ECORRUPT, "entries: packet " + std::to_string(i) + " is not the next packet of the stream");
     }
     offset += r.size;  // at most 2^32 packets of < 2^32 bytes: no overflow
