@@ -58,7 +58,10 @@ Result<std::vector<std::string>> DecodeWithFfmpeg(const std::string& path, const
   if (out_w > 0 || out_h > 0) {
     scale = " -vf scale=" + std::to_string(out_w > 0 ? out_w : -1) + ":" + std::to_string(out_h > 0 ? out_h : -1);
   }
-  const std::string cmd = "ffmpeg -nostdin -v error -y -i '" + path + "'" + scale + " -f rawvideo -pix_fmt " +
+  // The plugin converts with swscale's bicubic, accurate-rounding, bit-exact flags; the
+  // same flags here make the two conversions comparable byte for byte.
+  const std::string cmd = "ffmpeg -nostdin -v error -y -i '" + path + "' -sws_flags bicubic+accurate_rnd+bitexact" +
+                          scale + " -f rawvideo -pix_fmt " +
                           pix_fmt + " '" + raw + "'";
   if (Shell(cmd) != 0) return Status::IOError("ffmpeg could not decode " + path + ": " + cmd);
   const std::string all = ReadWholeFile(raw);

@@ -1,5 +1,6 @@
 // `lancet extract-frame`: video frames of one row as PNG files, through the video plugin.
 #include <cstdio>
+#include <filesystem>
 
 #include "lancet/column_plugin.h"
 #include "lancet/commands.h"
@@ -80,6 +81,9 @@ struct ExtractFrameState {
     for (const media::Frame& f : list) {
       const std::string path = *pattern ? FormatFramePath(out, f.index) : out;
       const int channels = f.format == media::PixelFormat::kGray8 ? 1 : 3;
+      std::error_code ec;
+      const auto parent = std::filesystem::path(path).parent_path();
+      if (!parent.empty()) std::filesystem::create_directories(parent, ec);
       Status st = WritePng(path, f.bytes->span(), f.width, f.height, channels);
       if (!st.ok()) return ReportError(st);
       std::printf("frame %llu  t=%.3f s  %ux%u %s  -> %s\n", static_cast<unsigned long long>(f.index), f.time_s,
