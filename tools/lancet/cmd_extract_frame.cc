@@ -90,6 +90,7 @@ struct ExtractFrameState {
                   f.width, f.height, media::PixelFormatName(f.format), path.c_str());
     }
     if (!quiet) {
+      std::fflush(stdout);  // the file lines first when both go to one terminal or log
       const auto& e = stats.extract;
       std::fprintf(stderr, "%llu frames; %llu ranges planned (%llu bytes) from %llu objects; resolve %.2f ms, plan %.2f ms, "
                    "read %.2f ms, decode %.2f ms\n",
