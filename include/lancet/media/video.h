@@ -73,10 +73,11 @@ struct ExtractFramesStats {
 /// Output: one entry per row, nullopt for a null blob; frames in ascending index; an
 /// empty list when the selection holds no frame (a window past the end).
 ///
-/// Errors: InvalidArgument for an empty or non-finite selection, t1 < t0, or a row whose
-/// plugin is not a video plugin; the plugin's errors (a frame index past the end names
-/// the frame count); Corruption (naming the row) when the plugin's frame records do not
-/// fit its output; everything Extract reports.
+/// Errors: InvalidArgument for an empty, negative or non-finite selection or t1 < t0;
+/// the plugin's errors (a frame index past the end names the frame count; a plugin that
+/// is not the video plugin rejects the request); Corruption (naming the row and the
+/// plugin) when the plugin's frame records do not fit its output; everything Extract
+/// reports.
 Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(
     const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
     const FrameRequest& request, const MediaPlugin& plugin, const ExtractOptions& options = {},
