@@ -37,15 +37,15 @@ AVCodecParameters* MakeCodecParameters(const StreamInfo& si) {
   par->video_delay = static_cast<int>(si.video_delay > 16 ? 16 : si.video_delay);
   // Hostile enum values would reach av_*_name lookups; out-of-range ones fall back to unknown.
   auto in = [](int32_t v, int32_t hi) { return v >= 0 && v < hi; };
-  par->color_range = in(si.color_range, AVCOL_RANGE_NB) ? static_cast<AVColorRange>(si.color_range)
-                                                         : AVCOL_RANGE_UNSPECIFIED;
-  par->color_primaries = in(si.color_primaries, AVCOL_PRI_NB) ? static_cast<AVColorPrimaries>(si.color_primaries)
-                                                               : AVCOL_PRI_UNSPECIFIED;
-  par->color_trc = in(si.color_trc, AVCOL_TRC_NB) ? static_cast<AVColorTransferCharacteristic>(si.color_trc)
-                                                   : AVCOL_TRC_UNSPECIFIED;
+  par->color_range =
+      in(si.color_range, AVCOL_RANGE_NB) ? static_cast<AVColorRange>(si.color_range) : AVCOL_RANGE_UNSPECIFIED;
+  par->color_primaries =
+      in(si.color_primaries, AVCOL_PRI_NB) ? static_cast<AVColorPrimaries>(si.color_primaries) : AVCOL_PRI_UNSPECIFIED;
+  par->color_trc =
+      in(si.color_trc, AVCOL_TRC_NB) ? static_cast<AVColorTransferCharacteristic>(si.color_trc) : AVCOL_TRC_UNSPECIFIED;
   par->color_space = in(si.colorspace, AVCOL_SPC_NB) ? static_cast<AVColorSpace>(si.colorspace) : AVCOL_SPC_UNSPECIFIED;
   par->chroma_location = in(si.chroma_location, AVCHROMA_LOC_NB) ? static_cast<AVChromaLocation>(si.chroma_location)
-                                                                  : AVCHROMA_LOC_UNSPECIFIED;
+                                                                 : AVCHROMA_LOC_UNSPECIFIED;
   par->field_order = in(si.field_order, AV_FIELD_BB + 1) ? static_cast<AVFieldOrder>(si.field_order) : AV_FIELD_UNKNOWN;
   par->bit_rate = si.bit_rate > 0 ? si.bit_rate : 0;
   if (par->format < -1 || par->format >= AV_PIX_FMT_NB) par->format = -1;

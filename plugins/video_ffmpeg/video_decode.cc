@@ -65,8 +65,8 @@ struct Codec {
 void OpenDecoder(Codec& c, const StreamInfo& si, uint32_t threads) {
   const AVCodec* codec = avcodec_find_decoder(static_cast<AVCodecID>(si.codec_id));
   if (codec == nullptr || codec->type != AVMEDIA_TYPE_VIDEO) {
-    Fail(LANCET_MEDIA_ENOTSUP, "no video decoder for codec id " + std::to_string(si.codec_id) + " (" +
-                                   si.codec_name + ")");
+    Fail(LANCET_MEDIA_ENOTSUP,
+         "no video decoder for codec id " + std::to_string(si.codec_id) + " (" + si.codec_name + ")");
   }
   c.ctx = avcodec_alloc_context3(codec);
   c.frame = av_frame_alloc();
@@ -79,13 +79,18 @@ void OpenDecoder(Codec& c, const StreamInfo& si, uint32_t threads) {
   c.ctx->pkt_timebase = AVRational{si.time_base_num, si.time_base_den};
   c.ctx->thread_count = static_cast<int>(threads);
   rc = avcodec_open2(c.ctx, codec, nullptr);
-  if (rc < 0) Fail(LANCET_MEDIA_ECORRUPT, std::string("cannot open the ") + codec->name + " decoder: " + AvErrorText(rc));
+  if (rc < 0)
+    Fail(LANCET_MEDIA_ECORRUPT, std::string("cannot open the ") + codec->name + " decoder: " + AvErrorText(rc));
 }
 
 class FrameCollector {
  public:
   FrameCollector(const Request& r, const Timeline& t, const Selection& s, Codec& c)
-      : request_(r), timeline_(t), selection_(s), codec_(c), offsets_(s.targets.size(), UINT64_MAX),
+      : request_(r),
+        timeline_(t),
+        selection_(s),
+        codec_(c),
+        offsets_(s.targets.size(), UINT64_MAX),
         records_(s.targets.size()) {
     for (uint32_t packet : s.targets) target_pts_.push_back(t.index->packets[packet].pts);
   }
@@ -121,8 +126,9 @@ class FrameCollector {
   Decoded Finish() {
     for (size_t i = 0; i < offsets_.size(); ++i) {
       if (offsets_[i] == UINT64_MAX) {
-        Fail(LANCET_MEDIA_ECORRUPT, "the decoder produced no picture for frame " + std::to_string(selection_.frames[i]) +
-                                        " (pts " + std::to_string(target_pts_[i]) + ")");
+        Fail(LANCET_MEDIA_ECORRUPT, "the decoder produced no picture for frame " +
+                                        std::to_string(selection_.frames[i]) + " (pts " +
+                                        std::to_string(target_pts_[i]) + ")");
       }
     }
     Decoded d;
@@ -176,9 +182,9 @@ class FrameCollector {
     uint32_t ow, oh;
     OutputSize(request_, static_cast<uint32_t>(frame->width), static_cast<uint32_t>(frame->height), &ow, &oh);
     const AVPixelFormat dst = OutputFormat(request_.pixel_format);
-    codec_.sws = sws_getCachedContext(codec_.sws, frame->width, frame->height, static_cast<AVPixelFormat>(frame->format),
-                                      static_cast<int>(ow), static_cast<int>(oh), dst, kSwsFlags, nullptr, nullptr,
-                                      nullptr);
+    codec_.sws =
+        sws_getCachedContext(codec_.sws, frame->width, frame->height, static_cast<AVPixelFormat>(frame->format),
+                             static_cast<int>(ow), static_cast<int>(oh), dst, kSwsFlags, nullptr, nullptr, nullptr);
     if (codec_.sws == nullptr) Fail(LANCET_MEDIA_ENOTSUP, "libswscale cannot convert this picture format");
     if (ow != planes_w_ || oh != planes_h_) {
       av_freep(&codec_.planes[0]);
@@ -253,8 +259,8 @@ Decoded DecodeFrames(const Config& config, const Request& request, const Timelin
   const std::vector<const uint8_t*> located = LocatePackets(t, runs, ranges, range_data, range_count);
   uint32_t ow, oh;
   OutputSize(request, t.si->width, t.si->height, &ow, &oh);
-  const int frame_bytes = av_image_get_buffer_size(OutputFormat(request.pixel_format), static_cast<int>(ow),
-                                                   static_cast<int>(oh), 1);
+  const int frame_bytes =
+      av_image_get_buffer_size(OutputFormat(request.pixel_format), static_cast<int>(ow), static_cast<int>(oh), 1);
   if (frame_bytes > 0 && s.targets.size() * static_cast<uint64_t>(frame_bytes) > kMaxOutputBytes) {
     Fail(LANCET_MEDIA_EINVAL, std::to_string(s.targets.size()) + " frames of " + std::to_string(ow) + "x" +
                                   std::to_string(oh) + " exceed 1 GiB: ask for fewer or smaller frames");

@@ -184,8 +184,11 @@ class Ingest {
       // Audio, subtitle and other streams are dropped: a video blob holds one stream.
       const bool ours = pkt->stream_index == stream;
       if (ours && (pkt->flags & AV_PKT_FLAG_CORRUPT)) {
-        Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated or corrupt: packet " +
-                                        std::to_string(index_.packets.size()) + " is incomplete");
+        Fail(LANCET_MEDIA_ECORRUPT,
+             "the source is truncated or corrupt: packet " + std::to_string(index_.packets.size()) + " is incomplete");
+      }
+      if (ours && static_cast<uint64_t>(pkt->size) > kMaxPacketSize) {
+        Fail(LANCET_MEDIA_ENOTSUP, "a video packet is larger than 1 GiB");
       }
       if (!ours || pkt->size <= 0 || (index_.packets.empty() && !(pkt->flags & AV_PKT_FLAG_KEY))) {
         // Packets before the first keyframe cannot be decoded from the stored stream.
@@ -201,8 +204,8 @@ class Ingest {
       r.pts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
       if (r.pts == kNoPts) r.pts = previous_pts == kNoPts ? 0 : previous_pts + frame_duration;
       if (!PtsInRange(r.pts) || (r.dts != kNoPts && !PtsInRange(r.dts))) {
-        Fail(LANCET_MEDIA_ECORRUPT, "packet " + std::to_string(index_.packets.size()) +
-                                        " has a timestamp beyond +-2^60 ticks");
+        Fail(LANCET_MEDIA_ECORRUPT,
+             "packet " + std::to_string(index_.packets.size()) + " has a timestamp beyond +-2^60 ticks");
       }
       previous_pts = r.pts;
       const int64_t duration = pkt->duration > 0 && pkt->duration <= kMaxFrameDuration ? pkt->duration : frame_duration;
@@ -302,8 +305,8 @@ int PushAbi(LancetMediaIngest* self, const uint8_t* data, uint64_t size, LancetM
   });
 }
 
-int FinishAbi(LancetMediaIngest* self, LancetMediaSink sink, LancetMediaBuffer* stream_info,
-              LancetMediaBuffer* entries, LancetMediaError* error) {
+int FinishAbi(LancetMediaIngest* self, LancetMediaSink sink, LancetMediaBuffer* stream_info, LancetMediaBuffer* entries,
+              LancetMediaError* error) {
   return Guard(error, [&] {
     std::vector<uint8_t> si, en;
     static_cast<Ingest*>(self->private_data)->Finish(sink, si, en);

@@ -55,6 +55,8 @@ constexpr uint64_t kMaxRequestItems = 1u << 20;
 // The host accepts 1 MiB of decode metadata: 16 + 56 * n bytes.
 constexpr uint64_t kMaxFramesPerDecode = 18000;
 constexpr uint64_t kMaxOutputBytes = 1ull << 30;
+// libavcodec sizes packets with int.
+constexpr uint32_t kMaxPacketSize = 1u << 30;
 
 struct Config {
   int stream = -1;       // -1: av_find_best_stream picks
@@ -131,9 +133,9 @@ struct Timeline {
 Timeline BuildTimeline(const StreamInfo& si, const Index& index);
 
 struct Selection {
-  std::vector<uint32_t> targets;   // packets whose frames are output, ascending frame index
-  std::vector<uint64_t> frames;    // the frame index of each target
-  std::vector<int64_t> need_end;   // per GOP: the last packet to decode from its keyframe, or -1
+  std::vector<uint32_t> targets;  // packets whose frames are output, ascending frame index
+  std::vector<uint64_t> frames;   // the frame index of each target
+  std::vector<int64_t> need_end;  // per GOP: the last packet to decode from its keyframe, or -1
   bool clip = false;
 };
 Selection Select(const Timeline& timeline, const Request& request);

@@ -112,8 +112,8 @@ std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si) {
 }
 
 StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
-  uint16_t h = CheckHeader(data, size, LANCET_VIDEO_STREAM_INFO_MAGIC, LANCET_VIDEO_STREAM_INFO_HEADER_SIZE,
-                           "stream_info");
+  uint16_t h =
+      CheckHeader(data, size, LANCET_VIDEO_STREAM_INFO_MAGIC, LANCET_VIDEO_STREAM_INFO_HEADER_SIZE, "stream_info");
   if (size - h < 4) Fail(LANCET_MEDIA_ECORRUPT, "stream_info ends before its extradata size");
   uint32_t extra = U32(data + h);
   if (extra > (1u << 26)) Fail(LANCET_MEDIA_ECORRUPT, "stream_info extradata is over 64 MiB");
@@ -152,9 +152,12 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   si.pixel_format_name = GetName(p + 144);
   si.extradata.assign(data + h + 4, data + size);
   if (si.time_base_num <= 0 || si.time_base_den <= 0) Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad time base");
+  // AVCodecID's enumerators stay below 2^18; a larger value is no codec at all (and would
+  // be an out-of-range enum in C++).
+  if (si.codec_id >= (1u << 18)) Fail(LANCET_MEDIA_ECORRUPT, "stream_info has an unknown codec id");
   if (si.width == 0 || si.height == 0 || si.width > kMaxDimension || si.height > kMaxDimension) {
-    Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad size " + std::to_string(si.width) + "x" +
-                                    std::to_string(si.height));
+    Fail(LANCET_MEDIA_ECORRUPT,
+         "stream_info has a bad size " + std::to_string(si.width) + "x" + std::to_string(si.height));
   }
   if (si.frame_count == 0 || si.gop_count == 0 || si.gop_count > si.frame_count) {
     Fail(LANCET_MEDIA_ECORRUPT, "stream_info has bad frame/GOP counts");
@@ -240,8 +243,8 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
     r.flags = U32(p + 12);
     r.pts = I64(p + 16);
     r.dts = I64(p + 24);
-    if (r.offset != offset || r.size == 0 || (r.flags & ~LANCET_VIDEO_PACKET_KEY) != 0 || !PtsInRange(r.pts) ||
-        (r.dts != kNoPts && !PtsInRange(r.dts))) {
+    if (r.offset != offset || r.size == 0 || r.size > kMaxPacketSize || (r.flags & ~LANCET_VIDEO_PACKET_KEY) != 0 ||
+        !PtsInRange(r.pts) || (r.dts != kNoPts && !PtsInRange(r.dts))) {
       Fail(LANCET_MEDIA_ECORRUPT, "entries: packet " + std::to_string(i) + " is not the next packet of the stream");
     }
     offset += r.size;  // at most 2^32 packets of < 2^32 bytes: no overflow
@@ -312,8 +315,8 @@ Request ReadRequest(const uint8_t* data, uint64_t size) {
   const uint64_t count = U32(p);
   if (U32(p + 4) != 0) Fail(LANCET_MEDIA_EINVAL, "request has non-zero reserved bytes");
   if (count > kMaxRequestItems || body - 8 != count * 8) {
-    Fail(LANCET_MEDIA_EINVAL, "request declares " + std::to_string(count) + " items in " + std::to_string(body - 8) +
-                                  " bytes");
+    Fail(LANCET_MEDIA_EINVAL,
+         "request declares " + std::to_string(count) + " items in " + std::to_string(body - 8) + " bytes");
   }
   p += 8;
   for (uint64_t i = 0; i < count; ++i, p += 8) {

@@ -46,8 +46,8 @@ uint64_t Number(const std::string& key, const std::string& value, uint64_t max) 
     if (ok) v = v * 10 + static_cast<uint64_t>(c - '0');
   }
   if (!ok || v > max) {
-    Fail(LANCET_MEDIA_EINVAL, "config " + key + " must be a number from 0 to " + std::to_string(max) + ", got '" +
-                                  value + "'");
+    Fail(LANCET_MEDIA_EINVAL,
+         "config " + key + " must be a number from 0 to " + std::to_string(max) + ", got '" + value + "'");
   }
   return v;
 }
@@ -96,10 +96,10 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
   });
 }
 
-int DecodeAbi(const LancetMediaPlugin* self, const uint8_t* request, uint64_t request_size,
-              const uint8_t* stream_info, uint64_t stream_info_size, const uint8_t* entries, uint64_t entries_size,
-              const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count,
-              LancetMediaDecoded* out, LancetMediaError* error) noexcept {
+int DecodeAbi(const LancetMediaPlugin* self, const uint8_t* request, uint64_t request_size, const uint8_t* stream_info,
+              uint64_t stream_info_size, const uint8_t* entries, uint64_t entries_size, const LancetMediaRange* ranges,
+              const uint8_t* const* range_data, uint64_t range_count, LancetMediaDecoded* out,
+              LancetMediaError* error) noexcept {
   return Guard(error, [&] {
     if (range_count > 0 && (ranges == nullptr || range_data == nullptr)) {
       Fail(LANCET_MEDIA_EINVAL, "decode got ranges without pointers");

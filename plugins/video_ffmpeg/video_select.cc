@@ -27,9 +27,7 @@ void CheckCount(uint64_t count) {
 
 }  // namespace
 
-double Timeline::Seconds(int64_t pts) const {
-  return static_cast<double>(pts) * si->time_base_num / si->time_base_den;
-}
+double Timeline::Seconds(int64_t pts) const { return static_cast<double>(pts) * si->time_base_num / si->time_base_den; }
 
 int64_t Timeline::FrameEnd(uint64_t frame) const {
   return frame + 1 < order.size() ? index->packets[order[frame + 1]].pts : end_pts;
@@ -81,8 +79,8 @@ Selection Select(const Timeline& t, const Request& request) {
       CheckCount(request.frames.size());
       for (uint64_t f : request.frames) {
         if (f >= n) {
-          Fail(LANCET_MEDIA_EINVAL, "frame index " + std::to_string(f) + " is out of range: the video has " +
-                                        std::to_string(n) + " frames");
+          Fail(LANCET_MEDIA_EINVAL,
+               "frame index " + std::to_string(f) + " is out of range: the video has " + std::to_string(n) + " frames");
         }
         frames.push_back(f);
       }
@@ -96,9 +94,8 @@ Selection Select(const Timeline& t, const Request& request) {
       const double end = t.Seconds(t.end_pts);
       for (double time : request.times) {
         // The frame shown at `time` is the last one that started at or before it.
-        auto it = std::upper_bound(candidates.begin(), candidates.end(), time, [&](double v, uint64_t f) {
-          return v < t.Seconds(packets[t.order[f]].pts);
-        });
+        auto it = std::upper_bound(candidates.begin(), candidates.end(), time,
+                                   [&](double v, uint64_t f) { return v < t.Seconds(packets[t.order[f]].pts); });
         if (it == candidates.begin() || time >= end) continue;
         frames.push_back(*(it - 1));
       }

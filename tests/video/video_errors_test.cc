@@ -46,11 +46,11 @@ TEST_F(VideoErrorsTest, BadRequestsAreRefused) {
     return !plugin_->Plan(blob_.stream_info, blob_.entries, request, size).ok();
   };
   EXPECT_TRUE(refused({}));
-  EXPECT_TRUE(refused(WindowRequest(2, 1)));                          // t1 < t0
-  EXPECT_TRUE(refused(WindowRequest(0, std::nan(""))));               // NaN
-  EXPECT_TRUE(refused(WindowRequest(0, 1, {.pix = 9})));              // unknown pixel format
-  EXPECT_TRUE(refused(WindowRequest(0, 1, {.flags = 0x80})));         // unknown flag
-  EXPECT_TRUE(refused(WindowRequest(0, 1, {.width = 1u << 20})));     // absurd size
+  EXPECT_TRUE(refused(WindowRequest(2, 1)));                       // t1 < t0
+  EXPECT_TRUE(refused(WindowRequest(0, std::nan(""))));            // NaN
+  EXPECT_TRUE(refused(WindowRequest(0, 1, {.pix = 9})));           // unknown pixel format
+  EXPECT_TRUE(refused(WindowRequest(0, 1, {.flags = 0x80})));      // unknown flag
+  EXPECT_TRUE(refused(WindowRequest(0, 1, {.width = 1u << 20})));  // absurd size
   EXPECT_TRUE(refused(FramesRequest({1}, {.flags = LANCET_VIDEO_FLAG_KEYFRAMES_ONLY})));
   auto clip = ClipRequest(0, 1);
   clip[6] = 9;  // unknown kind

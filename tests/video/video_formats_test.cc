@@ -145,14 +145,15 @@ TEST_P(VideoFormatsTest, TimestampsPickTheFrameShown) {
   const double t = ref_->time(0);
   const double step = ref_->time(1) - ref_->time(0);
   ASSERT_OK_AND_ASSIGN(auto e, Extract(*plugin_, blob_,
-                                       TimestampsRequest({ref_->time(5) + step / 2, t, ref_->time(20) - step / 4,
-                                                          t - 1, t + 1000, ref_->time(5)})));
+                                       TimestampsRequest({ref_->time(5) + step / 2, t, ref_->time(20) - step / 4, t - 1,
+                                                          t + 1000, ref_->time(5)})));
   ExpectFrames(e, {0, 5, 19});
 }
 
 TEST_P(VideoFormatsTest, KeyframesOnlyIsExactlyTheKeyPackets) {
   const double t0 = ref_->time(0), t1 = ref_->time(ref_->size() - 1) + 1;
-  ASSERT_OK_AND_ASSIGN(auto e, Extract(*plugin_, blob_, WindowRequest(t0, t1, {.flags = LANCET_VIDEO_FLAG_KEYFRAMES_ONLY})));
+  ASSERT_OK_AND_ASSIGN(auto e,
+                       Extract(*plugin_, blob_, WindowRequest(t0, t1, {.flags = LANCET_VIDEO_FLAG_KEYFRAMES_ONLY})));
   ExpectFrames(e, InWindow(t0, t1, true));
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
@@ -172,7 +173,8 @@ TEST_P(VideoFormatsTest, CoveringRangesDecodeTheSame) {
   EXPECT_EQ(whole.metadata, planned.out.metadata);
   EXPECT_EQ(whole.data->view(), planned.out.data->view());
   // Overlapping pieces, out of order.
-  ASSERT_OK_AND_ASSIGN(auto pieces, DecodeRanges(*plugin_, blob_, request, {{size / 4, size - size / 4}, {0, size / 2}}));
+  ASSERT_OK_AND_ASSIGN(auto pieces,
+                       DecodeRanges(*plugin_, blob_, request, {{size / 4, size - size / 4}, {0, size / 2}}));
   EXPECT_EQ(pieces.data->view(), planned.out.data->view());
   // Missing bytes are an error, not garbage.
   EXPECT_FALSE(DecodeRanges(*plugin_, blob_, request, {{0, size / 3}}).ok());

@@ -95,9 +95,7 @@ bool HasEncoder(const std::string& name) {
   return found;
 }
 
-std::string ScratchPath(const std::string& name) {
-  return MediaDir() + "/" + std::to_string(getpid()) + "-" + name;
-}
+std::string ScratchPath(const std::string& name) { return MediaDir() + "/" + std::to_string(getpid()) + "-" + name; }
 
 std::string MakeVideo(const std::string& rate, double seconds, const std::string& args, const std::string& ext) {
   const std::string input = "testsrc2=size=320x240:rate=" + rate + ":duration=" + std::to_string(seconds);
@@ -226,7 +224,8 @@ StreamInfoFields ParseStreamInfo(const std::vector<uint8_t>& b) {
   s.gop_count = U64(p + 72);
   s.video_delay = U32(p + 88);
   s.flags = U32(p + 92);
-  s.codec_name = std::string(reinterpret_cast<const char*>(p + 128), strnlen(reinterpret_cast<const char*>(p + 128), 16));
+  s.codec_name =
+      std::string(reinterpret_cast<const char*>(p + 128), strnlen(reinterpret_cast<const char*>(p + 128), 16));
   return s;
 }
 
@@ -245,8 +244,8 @@ void ParseEntries(const std::vector<uint8_t>& b, std::vector<GopFields>* gops, s
   }
   for (uint64_t i = 0; i < n; ++i) {
     const uint8_t* r = p + 24 + 48 * g + 32 * i;
-    packets->push_back({U64(r), U32(r + 8), U32(r + 12), static_cast<int64_t>(U64(r + 16)),
-                        static_cast<int64_t>(U64(r + 24))});
+    packets->push_back(
+        {U64(r), U32(r + 8), U32(r + 12), static_cast<int64_t>(U64(r + 16)), static_cast<int64_t>(U64(r + 24))});
   }
 }
 
