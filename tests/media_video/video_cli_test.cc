@@ -50,8 +50,10 @@ class VideoCli : public ::testing::Test {
     src_ = tmp_.Join("src");
     ds_ = tmp_.Join("ds");
     fs::create_directories(src_);
-    ASSERT_OK(media::testing::MakeVideo(src_ + "/a.mp4", {2.4, 25, 12, 2, 320, 240}));
-    ASSERT_OK(media::testing::MakeVideo(src_ + "/b.mp4", {2.0, 30, 15, 0, 320, 240}));
+    ASSERT_OK_AND_ASSIGN(std::string a, media::testing::CachedVideo({2.4, 25, 12, 2, 320, 240}));
+    ASSERT_OK_AND_ASSIGN(std::string b, media::testing::CachedVideo({2.0, 30, 15, 0, 320, 240}));
+    fs::copy_file(a, src_ + "/a.mp4");
+    fs::copy_file(b, src_ + "/b.mp4");
     WriteTextFile(src_ + "/notes.txt", "not a video");
   }
 

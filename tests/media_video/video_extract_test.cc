@@ -38,11 +38,10 @@ class VideoExtract : public ::testing::Test {
     fs::create_directories(*dir_);
     sources_ = new std::vector<Source>();
     const VideoParams params[] = {{2.4, 25, 12, 2, 320, 240}, {2.4, 30, 15, 0, 320, 240}, {2.5, 24, 24, 3, 320, 240}};
-    int i = 0;
     for (const VideoParams& p : params) {
-      Source s{*dir_ + "/v" + std::to_string(i++) + ".mp4", p, {}};
-      Status st = testing::MakeVideo(s.file, p);
-      ASSERT_TRUE(st.ok()) << st.ToString();
+      auto file = testing::CachedVideo(p);
+      ASSERT_TRUE(file.ok()) << file.status().ToString();
+      Source s{*file, p, {}};
       auto rgb = testing::DecodeWithFfmpeg(s.file, "rgb24", FrameBytes(PixelFormat::kRgb24, 320, 240));
       ASSERT_TRUE(rgb.ok()) << rgb.status().ToString();
       s.rgb = std::move(*rgb);
@@ -51,16 +50,20 @@ class VideoExtract : public ::testing::Test {
     // Rows 0, 1, 3 are the videos, row 2 is null. "ds" keeps each video in a sidecar of
     // its own; "packed" puts them back to back in one pack file.
     const std::vector<std::string> files = {(*sources_)[0].file, (*sources_)[1].file, "", (*sources_)[2].file};
-    Status st = testing::WriteVideoDataset(*dir_ + "/ds", files, 64 << 10);
+    ds_root_ = new std::string(*dir_ + "/ds");
+    packed_root_ = new std::string(*dir_ + "/packed");
+    Status st = testing::WriteVideoDataset(*ds_root_, files, 64 << 10);
     ASSERT_TRUE(st.ok()) << st.ToString();
-    st = testing::WriteVideoDataset(*dir_ + "/packed", files, 64 << 20);
+    st = testing::WriteVideoDataset(*packed_root_, files, 64 << 20);
     ASSERT_TRUE(st.ok()) << st.ToString();
   }
   static void TearDownTestSuite() {
     if (dir_ != nullptr) fs::remove_all(*dir_);
     delete dir_;
     delete sources_;
-    dir_ = nullptr;
+    delete ds_root_;
+    delete packed_root_;
+    dir_ = ds_root_ = packed_root_ = nullptr;
     sources_ = nullptr;
   }
 
@@ -68,7 +71,7 @@ class VideoExtract : public ::testing::Test {
     if (!testing::VideoToolsAvailable()) GTEST_SKIP() << "no video plugin or ffmpeg CLI";
     ASSERT_NE(sources_, nullptr);
     store_ = io::LocalFileSystem();
-    ASSERT_OK_AND_ASSIGN(ds_, table::Dataset::Open(store_, *dir_ + "/ds"));
+    ASSERT_OK_AND_ASSIGN(ds_, table::Dataset::Open(store_, *ds_root_));
     ASSERT_OK_AND_ASSIGN(plugin_, MediaPlugin::Load(testing::VideoSpec()));
   }
 
@@ -116,7 +119,9 @@ class VideoExtract : public ::testing::Test {
     return store_->stats().Snapshot();
   }
 
-  static std::string* dir_;
+  static std::string* dir_;  // this process's scratch files
+  static std::string* ds_root_;
+  static std::string* packed_root_;
   static std::vector<Source>* sources_;
   std::shared_ptr<io::ObjectStore> store_;
   std::unique_ptr<table::Dataset> ds_;
@@ -124,6 +129,8 @@ class VideoExtract : public ::testing::Test {
 };
 
 std::string* VideoExtract::dir_ = nullptr;
+std::string* VideoExtract::ds_root_ = nullptr;
+std::string* VideoExtract::packed_root_ = nullptr;
 std::vector<Source>* VideoExtract::sources_ = nullptr;
 
 TEST_F(VideoExtract, WindowOnSeveralRowsMatchesTheOriginals) {
@@ -218,7 +225,7 @@ TEST_F(VideoExtract, OneRequestPerObject) {
   for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(Indices(*out[i]), InWindow(rows[i], 0.3, 1.7, false));
 
   // Packed back to back in one pack file, whole videos of two rows are one request.
-  ASSERT_OK_AND_ASSIGN(auto packed, table::Dataset::Open(store_, *dir_ + "/packed"));
+  ASSERT_OK_AND_ASSIGN(auto packed, table::Dataset::Open(store_, *packed_root_));
   const std::vector<uint64_t> two = {0, 1};
   const io::IoCounters packed_resolve = ResolveCost(*packed, two);
   store_->stats().Reset();

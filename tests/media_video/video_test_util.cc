@@ -1,9 +1,11 @@
 #include "media_video/video_test_util.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -46,6 +48,31 @@ Status MakeVideo(const std::string& path, const VideoParams& p) {
   return Status::OK();
 }
 
+std::string CacheDir() {
+#ifdef LANCET_MEDIA_VIDEO_CACHE
+  const std::string dir = LANCET_MEDIA_VIDEO_CACHE;
+#else
+  const std::string dir = (std::filesystem::temp_directory_path() / "lancet_media_video_cache").string();
+#endif
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return dir;
+}
+
+Result<std::string> CachedVideo(const VideoParams& p) {
+  char name[128];
+  std::snprintf(name, sizeof(name), "v_%gs_%dfps_g%d_b%d_%dx%d.mp4", p.seconds, p.fps, p.gop, p.b_frames, p.width,
+                p.height);
+  const std::string path = CacheDir() + "/" + name;
+  if (std::filesystem::exists(path)) return path;
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp.mp4";
+  RETURN_IF_ERROR(MakeVideo(tmp, p));
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IOError("cannot publish " + path + ": " + ec.message());
+  return path;
+}
+
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -53,7 +80,8 @@ std::string ReadWholeFile(const std::string& path) {
 
 Result<std::vector<std::string>> DecodeWithFfmpeg(const std::string& path, const std::string& pix_fmt,
                                                   uint64_t frame_bytes, int out_w, int out_h) {
-  const std::string raw = path + "." + pix_fmt + "." + std::to_string(out_w) + "x" + std::to_string(out_h) + ".raw";
+  const std::string raw = path + "." + pix_fmt + "." + std::to_string(out_w) + "x" + std::to_string(out_h) + "." +
+                          std::to_string(::getpid()) + ".raw";
   std::string scale;
   if (out_w > 0 || out_h > 0) {
     scale = " -vf scale=" + std::to_string(out_w > 0 ? out_w : -1) + ":" + std::to_string(out_h > 0 ? out_h : -1);

@@ -29,6 +29,13 @@ struct VideoParams {
 /// Encodes testsrc2 with libx264 to `path` (MP4, yuv420p, a fixed GOP).
 Status MakeVideo(const std::string& path, const VideoParams& params);
 
+/// A directory shared by the test processes of this build (ctest runs each test in its
+/// own process): inputs made once, published with an atomic rename so concurrent
+/// makers of the same input agree.
+std::string CacheDir();
+/// MakeVideo into CacheDir(), once per distinct `params`; the video's path.
+Result<std::string> CachedVideo(const VideoParams& params);
+
 /// Every frame of `path` decoded by the ffmpeg CLI to `pix_fmt` (rgb24, gray), each
 /// frame's bytes; out_w/out_h 0 keep the size.
 Result<std::vector<std::string>> DecodeWithFfmpeg(const std::string& path, const std::string& pix_fmt,
