@@ -122,7 +122,10 @@ Result<Clip> ExtractClipToFile(const table::Dataset& dataset, const std::string&
   const size_t n = static_cast<size_t>(clip.mp4->size());
   bool ok = n == 0 || std::fwrite(clip.mp4->data(), 1, n, f) == n;
   ok = std::fclose(f) == 0 && ok;
-  if (!ok) return Status::IOError(path + ": write failed");
+  if (!ok) {
+    std::remove(path.c_str());  // no truncated MP4 left behind
+    return Status::IOError(path + ": write failed");
+  }
   return clip;
 }
 
