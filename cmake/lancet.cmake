@@ -14,7 +14,8 @@ function(lancet_layer name)
   target_link_libraries(lancet_${name} PUBLIC ${ARGN})
 endfunction()
 
-# lancet_tests(DIR LIBS...): one gtest binary per tests/DIR/*_test.cc, labelled DIR.
+# lancet_tests(DIR LIBS...): one gtest binary per tests/DIR/*_test.cc, labelled DIR (or
+# LANCET_TEST_LABEL when the caller sets it).
 function(lancet_tests dir)
   file(GLOB tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/${dir}/*_test.cc)
   file(GLOB helpers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/${dir}/*_util.cc)
@@ -28,6 +29,10 @@ function(lancet_tests dir)
     target_compile_definitions(${helper_lib} PRIVATE LANCET_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     target_link_libraries(${helper_lib} PUBLIC ${ARGN} GTest::gtest)
   endif()
+  set(label ${dir})
+  if(LANCET_TEST_LABEL)
+    set(label ${LANCET_TEST_LABEL})
+  endif()
   foreach(t ${tests})
     get_filename_component(n ${t} NAME_WE)
     add_executable(${n} ${t})
@@ -35,7 +40,7 @@ function(lancet_tests dir)
     target_include_directories(${n} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
     target_link_libraries(${n} PRIVATE ${helper_lib} ${ARGN} GTest::gtest GTest::gtest_main)
     target_compile_definitions(${n} PRIVATE LANCET_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-    gtest_discover_tests(${n} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${dir}
+    gtest_discover_tests(${n} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${label}
       ENVIRONMENT "LANCET_CORPUS_DIR=${CMAKE_BINARY_DIR}/corpus"
       FIXTURES_REQUIRED corpus)
   endforeach()

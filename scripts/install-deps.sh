@@ -14,6 +14,7 @@ APT_PACKAGES=(
   protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   git ca-certificates curl ccache
+  ffmpeg libavformat-dev libavcodec-dev libswscale-dev libavutil-dev zlib1g-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -13,11 +13,22 @@ void Wait(std::chrono::microseconds latency) {
   if (latency.count() > 0) std::this_thread::sleep_for(latency);
 }
 
+// A ranged GET: the request's latency, then its bytes at the link's bandwidth.
+std::chrono::microseconds ReadTime(std::chrono::microseconds latency, uint64_t bytes_per_second, uint64_t length) {
+  if (bytes_per_second == 0) return latency;
+  const double transfer_us = static_cast<double>(length) * 1e6 / static_cast<double>(bytes_per_second);
+  return latency + std::chrono::microseconds(static_cast<int64_t>(transfer_us));
+}
+
 class LatencyFile final : public RandomAccessFile {
  public:
-  LatencyFile(std::unique_ptr<RandomAccessFile> inner, std::chrono::microseconds latency,
+  LatencyFile(std::unique_ptr<RandomAccessFile> inner, std::chrono::microseconds latency, uint64_t bytes_per_second,
               std::shared_ptr<IoStats> stats, Counter metadata)
-      : inner_(std::move(inner)), latency_(latency), stats_(std::move(stats)), metadata_(std::move(metadata)) {}
+      : inner_(std::move(inner)),
+        latency_(latency),
+        bytes_per_second_(bytes_per_second),
+        stats_(std::move(stats)),
+        metadata_(std::move(metadata)) {}
 
   const std::string& path() const override { return inner_->path(); }
   IoStats* stats() const override { return stats_.get(); }
@@ -36,7 +47,7 @@ class LatencyFile final : public RandomAccessFile {
   }
 
   Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {
-    Wait(latency_);
+    Wait(ReadTime(latency_, bytes_per_second_, length));
     ASSIGN_OR_RETURN(BufferPtr bytes, inner_->ReadAt(offset, length));
     stats_->RecordRead(length);
     return bytes;
@@ -45,6 +56,7 @@ class LatencyFile final : public RandomAccessFile {
  private:
   std::unique_ptr<RandomAccessFile> inner_;
   std::chrono::microseconds latency_;
+  uint64_t bytes_per_second_;
   std::shared_ptr<IoStats> stats_;
   Counter metadata_;
   mutable std::mutex mu_;
@@ -75,13 +87,14 @@ class CountingWriter final : public ObjectWriter {
 
 }  // namespace
 
-LatencyStore::LatencyStore(std::shared_ptr<ObjectStore> inner, std::chrono::microseconds per_request)
-    : inner_(std::move(inner)), per_request_(per_request) {}
+LatencyStore::LatencyStore(std::shared_ptr<ObjectStore> inner, std::chrono::microseconds per_request,
+                           uint64_t bytes_per_second)
+    : inner_(std::move(inner)), per_request_(per_request), bytes_per_second_(bytes_per_second) {}
 
 Result<std::unique_ptr<RandomAccessFile>> LatencyStore::OpenRead(const std::string& path) const {
   ASSIGN_OR_RETURN(auto file, inner_->OpenRead(path));
   return std::unique_ptr<RandomAccessFile>(
-      std::make_unique<LatencyFile>(std::move(file), per_request_, stats_, metadata_requests_));
+      std::make_unique<LatencyFile>(std::move(file), per_request_, bytes_per_second_, stats_, metadata_requests_));
 }
 
 Result<uint64_t> LatencyStore::Size(const std::string& path) const {
@@ -121,8 +134,9 @@ Result<std::unique_ptr<ObjectWriter>> LatencyStore::OpenWrite(const std::string&
 
 Status LatencyStore::Delete(const std::string& path) { return inner_->Delete(path); }
 
-std::shared_ptr<LatencyStore> WithLatency(std::shared_ptr<ObjectStore> inner, std::chrono::microseconds per_request) {
-  return std::make_shared<LatencyStore>(std::move(inner), per_request);
+std::shared_ptr<LatencyStore> WithLatency(std::shared_ptr<ObjectStore> inner, std::chrono::microseconds per_request,
+                                          uint64_t bytes_per_second) {
+  return std::make_shared<LatencyStore>(std::move(inner), per_request, bytes_per_second);
 }
 
 }  // namespace lancet::io

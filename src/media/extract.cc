@@ -10,7 +10,11 @@ namespace {
 Result<std::pair<ResolvedRows, std::vector<RowPlan>>> ResolveAndPlanRows(
     const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
     std::span<const uint8_t> request, const MediaPlugin& plugin, const ExtractOptions& options, ExtractStats* stats) {
-  ASSIGN_OR_RETURN(ResolvedRows resolved, dataset.LocateBlobsWithInfo(column, rows, options.key));
+  ResolvedRows resolved;
+  {
+    StepTimer timer(&stats->resolve_ns);
+    ASSIGN_OR_RETURN(resolved, dataset.LocateBlobsWithInfo(column, rows, options.key));
+  }
   ASSIGN_OR_RETURN(auto plans,
                    PlanRows(resolved, rows, request, plugin, options, dataset.uri() + ": blob column '" + column + "'",
                             "has no blob_info (it was stored inline or without a plugin); read its bytes with "

@@ -26,8 +26,11 @@ Result<std::vector<RowPlan>> PlanRows(const ResolvedRows& resolved, std::span<co
     RowPlan plan;
     plan.row = i;
     plan.object = loc.object;
-    ASSIGN_OR_RETURN(plan.blob_ranges,
-                     plugin.Plan(info->stream_info->span(), info->entries->span(), request, loc.length));
+    {
+      StepTimer timer(&stats->plan_ns);
+      ASSIGN_OR_RETURN(plan.blob_ranges,
+                       plugin.Plan(info->stream_info->span(), info->entries->span(), request, loc.length));
+    }
     for (const io::ByteRange& r : plan.blob_ranges) {
       // Plan checked r against the blob's length; the blob lies inside its object.
       if (r.offset > std::numeric_limits<uint64_t>::max() - loc.offset) {
@@ -59,12 +62,16 @@ Result<std::vector<std::optional<DecodedOutput>>> ReadAndDecode(
     first_read[p] = reads.ranges.size();
     reads.ranges.insert(reads.ranges.end(), plans[p].object_ranges.begin(), plans[p].object_ranges.end());
   }
-  for (auto& [object, reads] : objects) {
-    if (reads.ranges.empty()) continue;
-    ASSIGN_OR_RETURN(auto file, store.OpenRead(object));
-    ASSIGN_OR_RETURN(reads.bytes, file->ReadMany(reads.ranges, options.io));
-    ++stats->objects;
+  {
+    StepTimer timer(&stats->read_ns);
+    for (auto& [object, reads] : objects) {
+      if (reads.ranges.empty()) continue;
+      ASSIGN_OR_RETURN(auto file, store.OpenRead(object));
+      ASSIGN_OR_RETURN(reads.bytes, file->ReadMany(reads.ranges, options.io));
+      ++stats->objects;
+    }
   }
+  StepTimer timer(&stats->decode_ns);
   std::vector<std::optional<DecodedOutput>> out(resolved.size());
   for (size_t p = 0; p < plans.size(); ++p) {
     const RowPlan& plan = plans[p];

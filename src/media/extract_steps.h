@@ -2,6 +2,7 @@
 // in the descriptor, or separate index columns). Internal to the media layer.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -22,6 +23,22 @@ struct RowPlan {
   std::string object;
   std::vector<io::ByteRange> blob_ranges;
   std::vector<io::ByteRange> object_ranges;  // blob_ranges shifted by the blob's offset
+};
+
+/// Adds the nanoseconds since construction to a counter when destroyed.
+class StepTimer {
+ public:
+  explicit StepTimer(uint64_t* ns) : ns_(ns), start_(std::chrono::steady_clock::now()) {}
+  ~StepTimer() {
+    *ns_ += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  }
+  StepTimer(const StepTimer&) = delete;
+  StepTimer& operator=(const StepTimer&) = delete;
+
+ private:
+  uint64_t* ns_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 /// "row id 7" or "row address 7", for error messages.

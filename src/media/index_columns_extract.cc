@@ -55,7 +55,11 @@ Result<std::pair<ResolvedRows, std::vector<RowPlan>>> ResolveAndPlanRows(
     const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
     std::span<const uint8_t> request, const MediaPlugin& plugin, const ExtractOptions& options, ExtractStats* stats) {
   const std::string where = dataset.uri() + ": blob column '" + column + "'";
-  ASSIGN_OR_RETURN(ResolvedRows resolved, Resolve(dataset, column, rows, options, where));
+  ResolvedRows resolved;
+  {
+    StepTimer timer(&stats->resolve_ns);
+    ASSIGN_OR_RETURN(resolved, Resolve(dataset, column, rows, options, where));
+  }
   ASSIGN_OR_RETURN(auto plans, PlanRows(resolved, rows, request, plugin, options, where, NoIndex(column), stats));
   return std::make_pair(std::move(resolved), std::move(plans));
 }

@@ -196,7 +196,10 @@ class Storer {
                         }
                         return Status::OK();
                       }};
-    return sink_->Put(column, thresholds, source, transform);
+    // A media transform rejecting the bytes (a corrupt video) is about this file.
+    auto stored = sink_->Put(column, thresholds, source, transform);
+    if (!stored.ok()) return stored.status().WithContext(where + " (" + path + ")");
+    return stored;
   }
 
   Result<StoredBlob> External(std::string_view uri, uint64_t pos, uint64_t len, const std::string& where) {

@@ -37,6 +37,20 @@ TEST(LatencyStore, ReadsCountOneRequestPerMergedRange) {
   EXPECT_EQ(store->metadata_requests(), 0u);  // opening and reading ask no HEAD
 }
 
+// A ranged GET costs its latency plus its bytes at the bandwidth (a lower bound: sleeping
+// never returns early, so this cannot flake on a busy machine).
+TEST(LatencyStore, BandwidthChargesTransferTime) {
+  auto inner = NewMemoryStore();
+  auto store = WithLatency(inner, microseconds(1000), 10'000'000);
+  EXPECT_EQ(store->bytes_per_second(), 10'000'000u);
+  ASSERT_OK(store->Put("/a", Bytes(std::string(1'000'000, 'x'))));
+  ASSERT_OK_AND_ASSIGN(auto file, store->OpenRead("/a"));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK(file->ReadAt(0, 1'000'000).status());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(101));  // 1 ms + 100 ms
+  EXPECT_EQ(WithLatency(inner, microseconds(5))->bytes_per_second(), 0u);  // unlimited by default
+}
+
 TEST(LatencyStore, MetadataRequestsAreCharged) {
   auto store = WithLatency(NewMemoryStore(), microseconds(100));
   ASSERT_OK(store->Put("/d/a", Bytes("hello")));

@@ -2,12 +2,26 @@
 
 #include <CLI/CLI.hpp>
 
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 
 namespace lancet::cli {
 
+bool StdoutClosedEarly() {
+  if (!std::ferror(stdout)) return false;
+  if (errno == EPIPE) return true;
+  // errno may have been overwritten since the failed write; a pipe whose reader is gone
+  // reports POLLERR on its write end.
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
 int ReportError(const Status& status, const std::string& context) {
+  if (StdoutClosedEarly()) return kExitOk;
   std::string message = status.message();
   if (message.empty()) message = status.ToString();
   if (!context.empty() && message.find(context) == std::string::npos) message = context + ": " + message;

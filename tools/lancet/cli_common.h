@@ -30,8 +30,14 @@ struct Command {
   std::function<int()> run;
 };
 
+/// True once a write to stdout failed because its reader went away (`lancet scan X |
+/// head -1`): like git and ripgrep, lancet then ends quietly with status 0.
+bool StdoutClosedEarly();
+
 /// Prints "lancet: <context>: <message>" to stderr and returns kExitFailure. The
 /// context (usually the dataset path) is left out when the message already names it.
+/// When StdoutClosedEarly(), prints nothing and returns kExitOk instead: the failure is
+/// the closed pipe, which is no error of the command.
 int ReportError(const Status& status, const std::string& context = {});
 /// Prints "lancet: <message>" plus a --help hint to stderr and returns kExitUsage.
 int ReportUsage(const std::string& message);

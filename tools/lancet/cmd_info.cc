@@ -5,6 +5,7 @@
 
 #include "lancet/commands.h"
 #include "lancet/format/file_reader.h"
+#include "lancet/info_video.h"
 #include "lancet/json_writer.h"
 
 namespace lancet::cli {
@@ -111,6 +112,7 @@ struct InfoState {
   VersionSelector selector;
   bool all_fragments = false;
   bool no_encodings = false;
+  uint64_t video_rows = 20;
 
   int Run() const {
     auto opened = OpenDataset(dataset, selector);
@@ -154,6 +156,7 @@ struct InfoState {
     }
 
     AppendBlobColumns(out, ds);
+    if (Status st = AppendVideoRows(out, ds, video_rows); !st.ok()) return ReportError(st);
 
     out += "\nFragments:\n";
     for (const auto& frag : ds.fragments()) {
@@ -224,6 +227,8 @@ Command AddInfoCommand(CLI::App& root) {
   state->selector.AddOptions(*app);
   app->add_flag("--all-fragments", state->all_fragments, "Show column encodings of every fragment, not just the first");
   app->add_flag("--no-encodings", state->no_encodings, "Do not open data files to describe their columns");
+  app->add_option("--video-rows", state->video_rows,
+                  "List video rows one per line up to this many, else summarise them (default 20)");
   return {app, [state] { return state->Run(); }};
 }
 

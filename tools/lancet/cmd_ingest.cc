@@ -97,6 +97,12 @@ struct IngestState {
     }
     uint64_t total = 0;
     for (const WalkedFile& f : *files) total += f.size;
+    media::MediaOptions media_options;
+    for (const std::string& text : media) {
+      auto parsed = ParseMediaOption(text);
+      if (!parsed.ok()) return ReportUsage(parsed.status().message());
+      media_options[parsed->first] = std::move(parsed->second);
+    }
     const Schema schema = IngestSchema(column);
     std::vector<RecordBatch> batches;
     for (size_t i = 0; i < files->size(); i += kFilesPerBatch) {
@@ -113,12 +119,6 @@ struct IngestState {
     params.blobs.external_bases = external_bases;
     if (progress.enabled()) {
       params.blobs.on_progress = [this, total](uint64_t bytes) { progress.Report(ProgressBar(bytes, total)); };
-    }
-    media::MediaOptions media_options;
-    for (const std::string& text : media) {
-      auto parsed = ParseMediaOption(text);
-      if (!parsed.ok()) return ReportUsage(parsed.status().message());
-      media_options[parsed->first] = std::move(parsed->second);
     }
     auto version = media_options.empty()
                        ? table::WriteDataset(dataset, schema, std::move(batches), params)
@@ -142,7 +142,12 @@ Command AddIngestCommand(CLI::App& root) {
       "file extension) and the blob column (default 'blob'). Regular files only, walked\n"
       "recursively in sorted order; symbolic links are skipped. The bytes are copied into\n"
       "the dataset (placed by size: inline, packed or dedicated), streamed from the files.\n"
-      "--glob is matched against the relative path with fnmatch(3); '*' also matches '/'.");
+      "--glob is matched against the relative path with fnmatch(3); '*' also matches '/'.\n"
+      "With --media, values stored packed or dedicated (above 64 KiB) go through the plugin;\n"
+      "a file the plugin rejects fails the whole write, naming the file, and the dataset\n"
+      "keeps its previous version. Example for videos:\n"
+      "  lancet ingest clips/ ds.lance --glob '*.mp4' --column video \\\n"
+      "      --media video=build/plugins/liblancet_video_ffmpeg.so");
   app->add_option("DIR", state->dir, "Directory to ingest")->required();
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("--glob", state->glob, "Only files whose relative path matches (e.g. '*.jpg')");

@@ -26,5 +26,8 @@ Command AddCompactCommand(CLI::App& root);
 Command AddCleanupCommand(CLI::App& root);
 /// `extract`: part of a blob through its media plugin (format 2.3).
 Command AddExtractCommand(CLI::App& root);
+/// `extract-frame` and `extract-clip`: video frames as PNG and windows as MP4.
+Command AddExtractFrameCommand(CLI::App& root);
+Command AddExtractClipCommand(CLI::App& root);
 
 }  // namespace lancet::cli

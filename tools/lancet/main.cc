@@ -1,7 +1,10 @@
 // lancet: command-line access to Lance datasets.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <vector>
 
@@ -19,7 +22,8 @@ int Main(int argc, char** argv) {
                                    AddBlobCommand(app),    AddDumpCommand(app),    AddImportCommand(app),
                                    AddExportCommand(app),  AddIngestCommand(app),  AddDeleteCommand(app),
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
-                                   AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app)};
+                                   AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app),
+                                   AddExtractFrameCommand(app), AddExtractClipCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -28,7 +32,14 @@ int Main(int argc, char** argv) {
     return ReportUsage(e.what());
   }
   for (const Command& c : commands) {
-    if (c.app->parsed()) return c.run();
+    if (!c.app->parsed()) continue;
+    const int rc = c.run();
+    // Output still buffered goes now, so a closed pipe is told apart from other failures.
+    if (std::fflush(stdout) != 0 && !StdoutClosedEarly()) {
+      std::fprintf(stderr, "lancet: <stdout>: write failed: %s\n", std::strerror(errno));
+      return kExitFailure;
+    }
+    return StdoutClosedEarly() ? kExitOk : rc;
   }
   return ReportUsage("no command given");
 }
@@ -36,6 +47,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that stops early (`lancet scan X | head -1`) must not kill lancet with
+  // SIGPIPE; writes fail with EPIPE instead and lancet ends quietly (StdoutClosedEarly).
+  std::signal(SIGPIPE, SIG_IGN);
   // CLI11 reports parse problems with exceptions; nothing else in lancet throws,
   // but an allocation failure must still end with a message rather than abort.
   try {

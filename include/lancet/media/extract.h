@@ -26,6 +26,12 @@ struct ExtractStats {
   uint64_t planned_ranges = 0;  // ranges the plugin asked for, over all rows
   uint64_t objects = 0;         // distinct objects read
   uint64_t bytes_planned = 0;
+  // Wall time of each step in nanoseconds (resolve: descriptors and blob_info; plan: the
+  // plugin's plan calls; read: the ReadMany calls; decode: the plugin's decode calls).
+  uint64_t resolve_ns = 0;
+  uint64_t plan_ns = 0;
+  uint64_t read_ns = 0;
+  uint64_t decode_ns = 0;
 };
 
 /// \brief resolve → plan → read → decode for each row of blob column `column`.
