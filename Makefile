@@ -11,7 +11,7 @@ SHELL := /bin/bash
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR ?= $(CURDIR)
 # What `make demo` needs, and nothing else: a newcomer sees results in minutes.
-DEMO_TARGETS := lancet
+DEMO_TARGETS := lancet lancet_video_ffmpeg
 
 .PHONY: all deps build test unit-test asan-test fuzz demo bench clean format
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job, end to end: the reference writes a blob dataset, Lancet reads it.
+# The main job, end to end: the reference writes a blob dataset, Lancet reads it;
+# Lancet writes one, the reference reads it; videos go in and frames come out.
 #   scripts/demo.sh BUILD_DIR
 set -euo pipefail
 BUILD="${1:-build}"
@@ -53,3 +54,10 @@ step "The reference reads every version Lancet wrote"
 "$LANCET" dump "$W" --all-versions > "$OUT/written.lancet.json"
 node "$PEER/dump.mjs" "$W" --all-versions > "$OUT/written.reference.json"
 printf '%-14s ' written; node "$PEER/check.mjs" "$OUT/written.lancet.json" "$OUT/written.reference.json" --quiet
+
+step "Video frames with a few small range reads: the FFmpeg video plugin"
+"$HERE/scripts/demo-video.sh" "$BUILD" "$OUT/video"
+
+step "Done"
+echo "Everything the demo wrote is under $OUT: the reference's corpus (data/), Lancet's"
+echo "dataset (written.lance), and the video dataset with its frames and clip (video/)."

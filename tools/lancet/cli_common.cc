@@ -108,4 +108,17 @@ Result<std::vector<uint64_t>> ParseU64List(const std::string& list) {
   return out;
 }
 
+std::string HumanBytes(uint64_t n) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), u == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[u]);
+  return text;
+}
+
 }  // namespace lancet::cli

@@ -57,6 +57,9 @@ Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, con
 /// `schema`, with the list of fields there are.
 Status CheckColumns(const Schema& schema, const std::vector<std::string>& columns);
 
+/// "512 B", "1.5 KiB", "3.2 GiB": sizes for people.
+std::string HumanBytes(uint64_t n);
+
 /// Splits "a,b,,c" into {"a","b","c"}.
 std::vector<std::string> SplitList(const std::string& list);
 /// Parses "7d", "12h", "30m", "45s", "0s" (a whole number and one unit).

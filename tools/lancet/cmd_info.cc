@@ -11,19 +11,6 @@
 namespace lancet::cli {
 namespace {
 
-std::string HumanBytes(uint64_t n) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[u]);
-  return buf;
-}
-
 std::string FormatTimestampMs(int64_t ms) {
   if (ms <= 0) return "-";
   std::time_t secs = static_cast<std::time_t>(ms / 1000);

@@ -18,19 +18,6 @@ namespace {
 // streamed from the files by the writer (BlobUriMode::kCopy).
 constexpr size_t kFilesPerBatch = 1024;
 
-std::string HumanBytes(uint64_t n) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return text;
-}
-
 std::string ProgressBar(uint64_t done, uint64_t total) {
   constexpr int kWidth = 30;
   const double frac = total == 0 ? 1.0 : std::min(1.0, static_cast<double>(done) / static_cast<double>(total));

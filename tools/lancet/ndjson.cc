@@ -10,9 +10,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxValueDepth = 64;
 
-Status Bad(const std::string& path, const std::string& what) {
+Status BadValue(const std::string& path, const std::string& what) {
   return Status::InvalidArgument("column '" + path + "': " + what);
 }
 
@@ -34,20 +34,20 @@ Status CheckInteger(const Json& v, const DataType& type, const std::string& path
       if (v.is_number_unsigned()) {
         u = v.get<uint64_t>();
       } else if (v.is_number_integer()) {
-        return Bad(path, Preview(v) + " is negative, the column is " + type.ToString());
+        return BadValue(path, Preview(v) + " is negative, the column is " + type.ToString());
       } else {
         const std::string& s = v.get_ref<const std::string&>();
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), u);
         if (ec != std::errc() || p != s.data() + s.size())
-          return Bad(path, Preview(v) + " is not an integer (" + type.ToString() + ")");
+          return BadValue(path, Preview(v) + " is not an integer (" + type.ToString() + ")");
       }
-      if (bits < 64 && u > (uint64_t{1} << bits) - 1) return Bad(path, Preview(v) + " does not fit " + type.ToString());
+      if (bits < 64 && u > (uint64_t{1} << bits) - 1) return BadValue(path, Preview(v) + " does not fit " + type.ToString());
       return Status::OK();
     }
     int64_t s64 = 0;
     if (v.is_number_unsigned()) {
       if (v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        return Bad(path, Preview(v) + " does not fit " + type.ToString());
+        return BadValue(path, Preview(v) + " does not fit " + type.ToString());
       }
       s64 = static_cast<int64_t>(v.get<uint64_t>());
     } else if (v.is_number_integer()) {
@@ -56,15 +56,15 @@ Status CheckInteger(const Json& v, const DataType& type, const std::string& path
       const std::string& s = v.get_ref<const std::string&>();
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), s64);
       if (ec != std::errc() || p != s.data() + s.size())
-        return Bad(path, Preview(v) + " is not an integer (" + type.ToString() + ")");
+        return BadValue(path, Preview(v) + " is not an integer (" + type.ToString() + ")");
     }
     if (bits < 64) {
       const int64_t hi = (int64_t{1} << (bits - 1)) - 1;
-      if (s64 > hi || s64 < -hi - 1) return Bad(path, Preview(v) + " does not fit " + type.ToString());
+      if (s64 > hi || s64 < -hi - 1) return BadValue(path, Preview(v) + " does not fit " + type.ToString());
     }
     return Status::OK();
   }
-  return Bad(path, "expected an integer (" + type.ToString() + "), got " + Preview(v));
+  return BadValue(path, "expected an integer (" + type.ToString() + "), got " + Preview(v));
 }
 
 Result<Json> NormalizeFloat(const Json& v, const std::string& path) {
@@ -76,7 +76,7 @@ Result<Json> NormalizeFloat(const Json& v, const std::string& path) {
     if (s == "-Infinity" || s == "-Inf") return Json("-Inf");
     if (s == "-0") return Json(-0.0);
   }
-  return Bad(path,
+  return BadValue(path,
              "expected a number (or \"NaN\", \"Infinity\", "
              "\"-Infinity\", \"-0\"), got " +
                  Preview(v));
@@ -91,7 +91,7 @@ Result<Json> NormalizeDecimal(const Json& v, const DataType& type, const std::st
   } else if (v.is_number_integer() || v.is_number_unsigned()) {
     s = v.dump();
   } else {
-    return Bad(path, "expected a decimal string, got " + Preview(v));
+    return BadValue(path, "expected a decimal string, got " + Preview(v));
   }
   if (s.find('.') != std::string::npos) return Json(s);
   std::string sign;
@@ -101,7 +101,7 @@ Result<Json> NormalizeDecimal(const Json& v, const DataType& type, const std::st
     digits.erase(0, 1);
   }
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return Bad(path, Preview(v) + " is not a decimal");
+    return BadValue(path, Preview(v) + " is not a decimal");
   }
   if (type.scale == 0) return Json(sign + digits);
   const size_t scale = static_cast<size_t>(type.scale);
@@ -110,13 +110,13 @@ Result<Json> NormalizeDecimal(const Json& v, const DataType& type, const std::st
 }
 
 Status CheckHex(const Json& v, int64_t width, const std::string& path) {
-  if (!v.is_string()) return Bad(path, "expected a hex string, got " + Preview(v));
+  if (!v.is_string()) return BadValue(path, "expected a hex string, got " + Preview(v));
   const std::string& s = v.get_ref<const std::string&>();
   if (s.size() % 2 != 0 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
-    return Bad(path, Preview(v) + " is not a hex string");
+    return BadValue(path, Preview(v) + " is not a hex string");
   }
   if (width >= 0 && static_cast<int64_t>(s.size() / 2) != width) {
-    return Bad(path, "expected " + std::to_string(width) + " bytes, got " + std::to_string(s.size() / 2));
+    return BadValue(path, "expected " + std::to_string(width) + " bytes, got " + std::to_string(s.size() / 2));
   }
   return Status::OK();
 }
@@ -125,11 +125,11 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
 
 Status NormalizeStruct(const Json& v, const std::vector<Field>& children, const std::string& path, int depth,
                        Json* out) {
-  if (!v.is_object()) return Bad(path, "expected a JSON object, got " + Preview(v));
+  if (!v.is_object()) return BadValue(path, "expected a JSON object, got " + Preview(v));
   for (const auto& item : v.items()) {
     bool known = false;
     for (const Field& c : children) known = known || c.name == item.key();
-    if (!known) return Bad(path, "no member named '" + item.key() + "'");
+    if (!known) return BadValue(path, "no member named '" + item.key() + "'");
   }
   *out = Json::object();
   for (const Field& c : children) {
@@ -141,22 +141,22 @@ Status NormalizeStruct(const Json& v, const std::vector<Field>& children, const 
 }
 
 Status Normalize(const Json& v, const Field& field, const std::string& path, int depth, Json* out) {
-  if (depth > kMaxDepth) return Bad(path, "nested too deep");
+  if (depth > kMaxValueDepth) return BadValue(path, "nested too deep");
   if (v.is_null()) {
-    if (!field.nullable) return Bad(path, "null in a non-nullable field");
+    if (!field.nullable) return BadValue(path, "null in a non-nullable field");
     *out = nullptr;
     return Status::OK();
   }
   if (IsDigest(v))
-    return Bad(path,
+    return BadValue(path,
                "a digest ({\"len\", \"sha256\"}) cannot be imported; the "
                "value itself is needed");
   const DataType& t = field.type;
   switch (t.id) {
     case TypeId::kNull:
-      return Bad(path, "only null fits a null column, got " + Preview(v));
+      return BadValue(path, "only null fits a null column, got " + Preview(v));
     case TypeId::kBool:
-      if (!v.is_boolean()) return Bad(path, "expected true or false, got " + Preview(v));
+      if (!v.is_boolean()) return BadValue(path, "expected true or false, got " + Preview(v));
       *out = v;
       return Status::OK();
     case TypeId::kInt8:
@@ -193,7 +193,7 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
     }
     case TypeId::kUtf8:
     case TypeId::kLargeUtf8:
-      if (!v.is_string()) return Bad(path, "expected a string, got " + Preview(v));
+      if (!v.is_string()) return BadValue(path, "expected a string, got " + Preview(v));
       *out = v;
       return Status::OK();
     case TypeId::kBinary:
@@ -208,9 +208,9 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList: {
-      if (!v.is_array()) return Bad(path, "expected a JSON array, got " + Preview(v));
+      if (!v.is_array()) return BadValue(path, "expected a JSON array, got " + Preview(v));
       if (t.id == TypeId::kFixedSizeList && static_cast<int64_t>(v.size()) != t.list_size) {
-        return Bad(path, "expected " + std::to_string(t.list_size) + " items, got " + std::to_string(v.size()));
+        return BadValue(path, "expected " + std::to_string(t.list_size) + " items, got " + std::to_string(v.size()));
       }
       *out = Json::array();
       for (size_t i = 0; i < v.size(); ++i) {
@@ -221,7 +221,7 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
       return Status::OK();
     }
     case TypeId::kMap: {
-      if (!v.is_array()) return Bad(path, "expected an array of {\"key\", \"value\"} entries, got " + Preview(v));
+      if (!v.is_array()) return BadValue(path, "expected an array of {\"key\", \"value\"} entries, got " + Preview(v));
       const Field& entries = t.children[0];
       *out = Json::array();
       for (size_t i = 0; i < v.size(); ++i) {
@@ -230,7 +230,7 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
         if (entry.is_array() && entry.size() == 2) {
           entry = Json{{entries.type.children[0].name, v[i][0]}, {entries.type.children[1].name, v[i][1]}};
         }
-        if (entry.is_null()) return Bad(entry_path, "a map entry cannot be null");
+        if (entry.is_null()) return BadValue(entry_path, "a map entry cannot be null");
         Json normalized;
         RETURN_IF_ERROR(NormalizeStruct(entry, entries.type.children, entry_path, depth + 1, &normalized));
         out->push_back(std::move(normalized));
@@ -244,7 +244,7 @@ Status Normalize(const Json& v, const Field& field, const std::string& path, int
       return Normalize(v, value_field, path, depth + 1, out);
     }
   }
-  return Bad(path, "type " + t.ToString() + " cannot be imported from JSON");
+  return BadValue(path, "type " + t.ToString() + " cannot be imported from JSON");
 }
 
 }  // namespace

@@ -11,29 +11,29 @@ using Json = nlohmann::json;
 
 // Deeper schemas are a mistake in the file, not something to recurse into
 // forever.
-constexpr int kMaxDepth = 64;
+constexpr int kMaxSchemaDepth = 64;
 // Values (or bytes) one row of a field occupies regardless of its JSON: a null
 // fixed_size_list still fills list_size child slots, so nested sizes multiply.
 // Past this a single row would need gigabytes.
 constexpr uint64_t kMaxFixedSlotsPerRow = uint64_t{1} << 24;
 
-Status Bad(const std::string& path, const std::string& what) {
+Status BadField(const std::string& path, const std::string& what) {
   return Status::InvalidArgument("field '" + path + "': " + what);
 }
 
 Result<int32_t> IntKey(const Json& j, const char* key, const std::string& path) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return Bad(path, std::string("needs an integer \"") + key + "\"");
+  if (it == j.end() || !it->is_number_integer()) return BadField(path, std::string("needs an integer \"") + key + "\"");
   const int64_t v = it->get<int64_t>();
-  if (v < 0 || v > (int64_t{1} << 30)) return Bad(path, std::string("\"") + key + "\" out of range");
+  if (v < 0 || v > (int64_t{1} << 30)) return BadField(path, std::string("\"") + key + "\" out of range");
   return static_cast<int32_t>(v);
 }
 
 Result<TimeUnit> UnitKey(const Json& j, const std::string& path) {
   auto it = j.find("unit");
-  if (it == j.end() || !it->is_string()) return Bad(path, "needs a \"unit\" (s, ms, us or ns)");
+  if (it == j.end() || !it->is_string()) return BadField(path, "needs a \"unit\" (s, ms, us or ns)");
   auto unit = ParseTimeUnit(it->get<std::string>());
-  if (!unit) return Bad(path, "unknown unit \"" + it->get<std::string>() + "\" (s, ms, us or ns)");
+  if (!unit) return BadField(path, "unknown unit \"" + it->get<std::string>() + "\" (s, ms, us or ns)");
   return *unit;
 }
 
@@ -52,7 +52,7 @@ Result<TypeId> ParseTypeName(const std::string& name, const std::string& path) {
   for (TypeId id : kAll) {
     if (name == TypeIdName(id)) return id;
   }
-  return Bad(path, "unknown type \"" + name + "\"");
+  return BadField(path, "unknown type \"" + name + "\"");
 }
 
 Result<Field> ParseField(const Json& j, const std::string& parent, int depth);
@@ -68,15 +68,15 @@ uint64_t FixedSlots(const DataType& t) {
 
 // The type keys of `j` (a field object or a dictionary's value_type object).
 Result<DataType> ParseType(const Json& j, const std::string& path, int depth) {
-  if (depth > kMaxDepth) return Bad(path, "nesting too deep");
+  if (depth > kMaxSchemaDepth) return BadField(path, "nesting too deep");
   auto type_it = j.find("type");
-  if (type_it == j.end() || !type_it->is_string()) return Bad(path, "needs a string \"type\"");
+  if (type_it == j.end() || !type_it->is_string()) return BadField(path, "needs a string \"type\"");
   ASSIGN_OR_RETURN(TypeId id, ParseTypeName(type_it->get<std::string>(), path));
   DataType t = MakeType(id);
   switch (id) {
     case TypeId::kFixedSizeBinary: {
       ASSIGN_OR_RETURN(t.byte_width, IntKey(j, "byte_width", path));
-      if (t.byte_width == 0) return Bad(path, "byte_width must be positive");
+      if (t.byte_width == 0) return BadField(path, "byte_width must be positive");
       break;
     }
     case TypeId::kDecimal128:
@@ -85,7 +85,7 @@ Result<DataType> ParseType(const Json& j, const std::string& path, int depth) {
       ASSIGN_OR_RETURN(t.scale, IntKey(j, "scale", path));
       const int32_t max_precision = id == TypeId::kDecimal128 ? 38 : 76;
       if (t.precision < 1 || t.precision > max_precision || t.scale > t.precision) {
-        return Bad(path, "precision must be in [1, " + std::to_string(max_precision) + "] and scale <= precision");
+        return BadField(path, "precision must be in [1, " + std::to_string(max_precision) + "] and scale <= precision");
       }
       break;
     }
@@ -101,7 +101,7 @@ Result<DataType> ParseType(const Json& j, const std::string& path, int depth) {
       if (tz != j.end() && tz->is_string()) {
         t.timezone = tz->get<std::string>();
       } else if (tz != j.end() && !tz->is_null()) {
-        return Bad(path, "\"timezone\" must be a string or null");
+        return BadField(path, "\"timezone\" must be a string or null");
       }
       break;
     }
@@ -111,20 +111,20 @@ Result<DataType> ParseType(const Json& j, const std::string& path, int depth) {
     }
     case TypeId::kMap: {
       auto ks = j.find("keys_sorted");
-      if (ks != j.end() && !ks->is_boolean()) return Bad(path, "\"keys_sorted\" must be true or false");
+      if (ks != j.end() && !ks->is_boolean()) return BadField(path, "\"keys_sorted\" must be true or false");
       t.keys_sorted = ks != j.end() && ks->get<bool>();
       break;
     }
     case TypeId::kDictionary: {
       auto index = j.find("index_type");
-      if (index == j.end() || !index->is_string()) return Bad(path, "needs a string \"index_type\"");
+      if (index == j.end() || !index->is_string()) return BadField(path, "needs a string \"index_type\"");
       ASSIGN_OR_RETURN(TypeId index_id, ParseTypeName(index->get<std::string>(), path));
       const DataType index_type = MakeType(index_id);
       if (index_type.id < TypeId::kInt8 || index_type.id > TypeId::kUInt64) {
-        return Bad(path, "index_type must be an integer type");
+        return BadField(path, "index_type must be an integer type");
       }
       auto value = j.find("value_type");
-      if (value == j.end() || !value->is_object()) return Bad(path, "needs an object \"value_type\"");
+      if (value == j.end() || !value->is_object()) return BadField(path, "needs an object \"value_type\"");
       ASSIGN_OR_RETURN(DataType value_type, ParseType(*value, path + "<value>", depth + 1));
       t.index_type = std::make_shared<DataType>(index_type);
       t.value_type = std::make_shared<DataType>(std::move(value_type));
@@ -135,19 +135,19 @@ Result<DataType> ParseType(const Json& j, const std::string& path, int depth) {
   }
   if (t.IsNested()) {
     auto children = j.find("children");
-    if (children == j.end() || !children->is_array()) return Bad(path, "needs a \"children\" array");
+    if (children == j.end() || !children->is_array()) return BadField(path, "needs a \"children\" array");
     for (const Json& c : *children) {
       ASSIGN_OR_RETURN(Field child, ParseField(c, path, depth + 1));
       t.children.push_back(std::move(child));
     }
     const bool one_child =
         id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kFixedSizeList || id == TypeId::kMap;
-    if (one_child && t.children.size() != 1) return Bad(path, "a " + std::string(TypeIdName(id)) + " has one child");
+    if (one_child && t.children.size() != 1) return BadField(path, "a " + std::string(TypeIdName(id)) + " has one child");
     if (id == TypeId::kMap && (t.children[0].type.id != TypeId::kStruct || t.children[0].type.children.size() != 2)) {
-      return Bad(path, "a map's child is a struct of key and value");
+      return BadField(path, "a map's child is a struct of key and value");
     }
   } else if (j.contains("children")) {
-    return Bad(path, "a " + std::string(TypeIdName(id)) + " has no children");
+    return BadField(path, "a " + std::string(TypeIdName(id)) + " has no children");
   }
   return t;
 }
@@ -175,7 +175,7 @@ Result<Field> ParseField(const Json& j, const std::string& parent, int depth) {
   ASSIGN_OR_RETURN(f.type, ParseType(j, path, depth));
   auto nullable = j.find("nullable");
   if (nullable != j.end()) {
-    if (!nullable->is_boolean()) return Bad(path, "\"nullable\" must be true or false");
+    if (!nullable->is_boolean()) return BadField(path, "\"nullable\" must be true or false");
     f.nullable = nullable->get<bool>();
   }
   auto metadata = j.find("metadata");
