@@ -214,9 +214,7 @@ class S3Store final : public ObjectStore {
 }  // namespace
 
 Result<std::shared_ptr<ObjectStore>> NewS3Store(const std::string& bucket, S3Options options) {
-  // A test hook: LANCET_S3_LIST_PAGE makes List paginate after that many keys.
-  int page = 0;
-  if (const char* p = std::getenv("LANCET_S3_LIST_PAGE")) page = std::atoi(p);
+  const int page = options.list_page_size;
   ASSIGN_OR_RETURN(auto client, s3::MakeS3Client(bucket, std::move(options)));
   auto store = std::make_shared<S3Store>(std::shared_ptr<const S3Client>(std::move(client)));
   store->set_list_page_size(page);

@@ -35,6 +35,9 @@ struct S3Options {
   long connect_timeout_ms = 5000;
   /// A transfer below 1 KiB/s for this long is aborted and retried.
   long low_speed_seconds = 15;
+  /// Keys per ListObjectsV2 page; 0 = the server's default (1000). Tests lower it to
+  /// exercise pagination.
+  int list_page_size = 0;
 
   /// Endpoint, region and addressing, without credentials (for `lancet info`, errors).
   std::string Describe() const;
