@@ -121,7 +121,11 @@ Result<HttpResponse> S3Client::Send(const S3Request& req, int* attempts) const {
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
     if (!Retryable(r) || attempt >= options_.max_retries || elapsed >= options_.retry_budget_ms) {
       if (r.status == 0) {
-        return Status::IOError(Uri(req.key) + ": " + req.method + " failed after " + std::to_string(attempt + 1) +
+        std::string what = Uri(req.key);
+        for (const auto& [k, v] : req.query) {
+          if (k == "prefix") what += " (prefix " + v + ")";
+        }
+        return Status::IOError(what + ": " + req.method + " failed after " + std::to_string(attempt + 1) +
                                " attempt(s): " + r.error);
       }
       return r;

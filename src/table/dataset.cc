@@ -19,6 +19,7 @@
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
 #include "util/array_builder.h"
+#include "lancet/io/uri.h"
 
 namespace lancet::table {
 namespace {
@@ -948,9 +949,9 @@ Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> 
 }
 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
-  ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(uri, uri));
-  if (path.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
-  return DatasetImpl::Make(io::LocalFileSystem(), path, options);
+  if (uri.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, options.storage_options));
+  return DatasetImpl::Make(std::move(where.store), where.root, options);
 }
 
 }  // namespace lancet::table

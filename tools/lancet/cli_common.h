@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lancet/result.h"
+#include "lancet/io/storage_options.h"
 #include "lancet/table/dataset.h"
 
 namespace CLI {
@@ -18,6 +19,12 @@ class App;
 
 
 namespace lancet::cli {
+
+/// Settings for remote stores given with --storage-option KEY=VALUE (LanceDB's keys:
+/// aws_endpoint, aws_region, allow_http, ...); every dataset URI opens with them.
+io::StorageOptions& GlobalStorageOptions();
+/// Parses the --storage-option values into GlobalStorageOptions().
+Status SetStorageOptions(const std::vector<std::string>& pairs);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
