@@ -180,6 +180,11 @@ class S3Store final : public ObjectStore {
 
   Status Delete(const std::string& path) override {
     std::string key = KeyOf(path);
+    // S3 answers 204 for a missing key too; the HEAD keeps the store contract (NotFound
+    // for a missing object) that tag deletion and cleanup rely on. A racing delete
+    // between the two requests is harmless.
+    ASSIGN_OR_RETURN(uint64_t size, Head(key));
+    (void)size;
     ASSIGN_OR_RETURN(HttpResponse r, client_->Send(S3Request{"DELETE", key, {}, {}, {}, {}}));
     if (r.status != 204 && r.status != 200) return client_->ErrorFor(r, "DELETE", key);
     return Status::OK();
