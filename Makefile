@@ -9,7 +9,7 @@ SHELL := /bin/bash
 # ccache, when the machine has it, lets several build trees share compiled objects.
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all deps build test unit-test asan-test fuzz demo bench clean format
+.PHONY: all deps build test unit-test asan-test s3-test fuzz demo bench clean format
 
 all: build
 
@@ -31,10 +31,19 @@ build: deps $(BUILD)/build.ninja
 test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lancet read_bench write_bench blob_interop_write blob_ingest_stress
 	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress'
+	$(MAKE) s3-test
 	$(MAKE) asan-test
 
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE interop
+
+# The S3 store and the store-parameterised dataset suites against a Ceph radosgw on
+# 127.0.0.1 (scripts/s3-server.sh installs and starts it; stopped whatever happens).
+S3_TESTS := s3_sigv4_test object_store_test s3_store_test writer_test commit_test blob_written_test extract_test
+s3-test: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target $(S3_TESTS)
+	@set -e; trap '$(CURDIR)/scripts/s3-server.sh stop' EXIT; eval "$$(scripts/s3-server.sh start)"; \
+	  cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L s3
 
 # Line tables only: sanitizer reports keep file:line while compiling and linking cost far
 # less than with full debug info.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 
@@ -21,6 +22,8 @@ enum class StoreKind { kLocal, kMemory, kS3 };
 inline std::string StoreKindName(StoreKind k) {
   return k == StoreKind::kLocal ? "Local" : k == StoreKind::kMemory ? "Memory" : "S3";
 }
+
+inline void PrintTo(StoreKind k, std::ostream* os) { *os << StoreKindName(k); }
 
 /// True when the environment names an S3 server and a bucket for tests.
 inline bool S3Configured() {
