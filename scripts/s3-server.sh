@@ -118,7 +118,8 @@ osd data = $STATE/osd0
 osd objectstore = memstore
 memstore device bytes = 2147483648
 [client.rgw.lancet]
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+# tcp_nodelay: without it small responses wait out the client's delayed ACK (~40 ms each).
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT tcp_nodelay=1
 rgw data = $STATE/rgw
 rgw dns name = localhost
 pid file = $STATE/run/radosgw.pid

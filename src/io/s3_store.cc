@@ -17,15 +17,16 @@ using s3::HttpResponse;
 using s3::S3Client;
 using s3::S3Request;
 
-// ReadMany on S3. Measured against radosgw on loopback (bench notes in s3_store.h's
-// commit: ~1.5 ms per small GET, ~600 MB/s per stream), a request costs about as much
-// as transferring 1 MiB; on AWS S3 (20-50 ms first byte, ~100 MB/s per stream) it is
-// 2-5 MiB. Ranges within 1 MiB of each other are therefore merged, merged requests
-// stay below 8 MiB so a large read still spreads over parallel streams, and up to 16
-// requests run at once (S3 scales per connection, not per request).
-constexpr uint64_t kS3CoalesceGap = 1ULL << 20;
-constexpr uint64_t kS3MaxRequest = 8ULL << 20;
-constexpr int kS3Parallelism = 16;
+// ReadMany on S3 (S3Options::coalesce_gap, max_request_size, parallelism).
+// Measured with bench/s3_bench against radosgw on loopback (2 cores, load ~12): a range
+// GET costs ~1.7 ms plus ~530 MB/s, so serially a request is worth ~900 KiB of transfer.
+// But merged requests run 16 at a time, so an extra request mostly overlaps the others
+// while bytes read across a gap are paid in full. Fetching 50 of 200 packed blobs
+// (16-256 KiB, gaps of ~3 blobs) took, median of 9: gap 0: 70 ms (52 GETs, 6.7 MB);
+// 64 KiB: 63 ms (51, 6.8 MB); 256 KiB: 51 ms (37, 9.1 MB); 1 MiB: 63 ms (6, 24.6 MB).
+// Hence 256 KiB. Requests stay below 8 MiB so one large read still spreads over
+// parallel streams (~500 MB/s per stream from 4 MiB up). AWS S3 has a higher first-byte
+// latency (20-50 ms) and ~90 MB/s per stream, where a larger gap pays; it is per store.
 
 std::optional<uint64_t> ParseU64(std::string_view s) {
   uint64_t v = 0;
@@ -54,9 +55,10 @@ class S3File final : public RandomAccessFile {
   IoStats* stats() const override { return stats_.get(); }
   ReadOptions TuneReadOptions(const ReadOptions& r) const override {
     ReadOptions o = r;
-    o.coalesce_gap = std::max(o.coalesce_gap, kS3CoalesceGap);
-    if (o.max_request_size == 0 || o.max_request_size > kS3MaxRequest) o.max_request_size = kS3MaxRequest;
-    o.parallelism = std::max(o.parallelism, kS3Parallelism);
+    const S3Options& s3 = client_->options();
+    o.coalesce_gap = std::max(o.coalesce_gap, s3.coalesce_gap);
+    if (o.max_request_size == 0 || o.max_request_size > s3.max_request_size) o.max_request_size = s3.max_request_size;
+    o.parallelism = std::max(o.parallelism, s3.parallelism);
     return o;
   }
 

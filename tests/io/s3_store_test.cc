@@ -141,7 +141,7 @@ TEST_F(S3StoreTest, RangeReadsCountOneRequestEach) {
   auto a = f->ReadAt(1000, 10);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ((*a)->view(), std::string_view(data).substr(1000, 10));
-  // Far apart (> 1 MiB gap): two requests, in parallel; near ones merge.
+  // Far apart (beyond the merge gap): two requests, in parallel; near ones merge.
   std::vector<ByteRange> ranges = {{0, 10}, {(3 << 20) - 10, 10}, {20, 5}};
   auto many = f->ReadMany(ranges);
   ASSERT_TRUE(many.ok());
