@@ -78,6 +78,20 @@ if run "lancet import to $OURS" "$LANCET" import "$WORK/a.ndjson" "$OURS" --sche
   fi
 fi
 
+# Credentials stay out of lancet's output, on success and on an auth failure.
+if "$LANCET" info "$OURS" >"$WORK/info.txt" 2>&1 && grep -q "^Version: 3" "$WORK/info.txt" &&
+   ! grep -qF -e "$AWS_SECRET_ACCESS_KEY" -e "$AWS_ACCESS_KEY_ID" "$WORK/info.txt"; then
+  pass "lancet info on S3 shows no credentials"
+else
+  fail "lancet info on S3:"; sed 's/^/    /' "$WORK/info.txt"
+fi
+if ! "$LANCET" info "$OURS" --storage-option aws_secret_access_key=WRONG-SECRET-42 >"$WORK/bad.txt" 2>&1 &&
+   grep -q "HTTP 403" "$WORK/bad.txt" && ! grep -qF "WRONG-SECRET-42" "$WORK/bad.txt"; then
+  pass "a wrong secret gives HTTP 403 without echoing it"
+else
+  fail "wrong secret:"; sed 's/^/    /' "$WORK/bad.txt"
+fi
+
 # 2. The reference writes on S3; Lancet reads it.
 THEIRS="$BASE/theirs.lance"
 if run "reference write to $THEIRS" node "$HERE/s3_peer.mjs" write "$THEIRS" &&
