@@ -64,8 +64,8 @@ void GetCostCurve(io::ObjectStore& store, const std::string& root, int reps) {
   auto file = Check(store.OpenRead(root + "/curve.bin"), "open");
   std::printf("range GET on S3 (median of %d):\n", reps * 4);
   std::vector<std::pair<size_t, double>> points;
-  for (size_t size : {size_t{4} << 10, size_t{64} << 10, size_t{256} << 10, size_t{1} << 20, size_t{4} << 20,
-                      size_t{16} << 20}) {
+  for (size_t size :
+       {size_t{4} << 10, size_t{64} << 10, size_t{256} << 10, size_t{1} << 20, size_t{4} << 20, size_t{16} << 20}) {
     std::vector<double> t;
     for (int i = 0; i < reps * 4; ++i) {
       auto start = Clock::now();
@@ -98,10 +98,11 @@ Corpus MakeCorpus() {
     xs[i] = i * 0.5;
     names[i] = "row-" + std::to_string(i * 7919 % 100003);
   }
-  RecordBatch b = Check(MakeRecordBatch({"id", "name", "x"},
-                                        {Check(ArrayFromVector(MakeType(TypeId::kInt64), ids), "ids"),
-                                         StringArray(names), Check(ArrayFromVector(MakeType(TypeId::kFloat64), xs), "xs")}),
-                        "batch");
+  RecordBatch b =
+      Check(MakeRecordBatch({"id", "name", "x"},
+                            {Check(ArrayFromVector(MakeType(TypeId::kInt64), ids), "ids"), StringArray(names),
+                             Check(ArrayFromVector(MakeType(TypeId::kFloat64), xs), "xs")}),
+            "batch");
   c.rows_schema = b.schema;
   c.rows = {b};
 
@@ -112,7 +113,8 @@ Corpus MakeCorpus() {
   Field field = table::MakeBlobField("b", true, th);
   const int64_t m = 200;
   std::vector<std::optional<std::string>> data;
-  for (int64_t i = 0; i < m; ++i) data.push_back(Bytes((16 << 10) + static_cast<size_t>(i * 1200), static_cast<uint32_t>(i)));
+  for (int64_t i = 0; i < m; ++i)
+    data.push_back(Bytes((16 << 10) + static_cast<size_t>(i * 1200), static_cast<uint32_t>(i)));
   Array d = Check(MakeBinaryArray(field.type.children[0].type, data), "blob data");
   Array u = Check(MakeBinaryArray(field.type.children[1].type, std::vector<std::optional<std::string>>(m)), "uri");
   Array col = Check(MakeStructArray(field.type, m, {d, u}), "blob struct");
@@ -161,13 +163,17 @@ void RunCase(const std::string& name, const std::string& uri, const Corpus& corp
     r = (row / 5000) << 32 | (row % 5000);
   }
   const std::vector<uint64_t> fetch = FetchRows();
-  Measure(name, "take 1000 rows (3 cols)", [&] { (void)Check(rows->TakeRowIds(take), "take"); }, *rows->store(), reps);
+  Measure(
+      name, "take 1000 rows (3 cols)", [&] { (void)Check(rows->TakeRowIds(take), "take"); }, *rows->store(), reps);
   uint64_t fetched = 0;
-  Measure(name, "fetch 50 blobs", [&] {
-    auto got = Check(blobs->TakeBlobs("b", fetch), "take blobs");
-    fetched = 0;
-    for (const auto& g : got) fetched += (*g)->size();
-  }, *blobs->store(), reps);
+  Measure(
+      name, "fetch 50 blobs",
+      [&] {
+        auto got = Check(blobs->TakeBlobs("b", fetch), "take blobs");
+        fetched = 0;
+        for (const auto& g : got) fetched += (*g)->size();
+      },
+      *blobs->store(), reps);
   std::printf("  %-6s write both datasets          %9.2f ms  (%llu blob bytes per fetch)\n", name.c_str(), write_ms,
               static_cast<unsigned long long>(fetched));
 }
@@ -202,7 +208,8 @@ int main(int argc, char** argv) {
     auto ds = Check(table::Dataset::Open(store, s3.root + "/blobs.lance"), "open blobs");
     const std::vector<uint64_t> fetch = FetchRows();
     const std::string label = "fetch 50 blobs, gap " + std::to_string(gap >> 10) + "K";
-    Measure("s3", label.c_str(), [&] { (void)Check(ds->TakeBlobs("b", fetch), "take blobs"); }, *store, reps);
+    Measure(
+        "s3", label.c_str(), [&] { (void)Check(ds->TakeBlobs("b", fetch), "take blobs"); }, *store, reps);
   }
   std::filesystem::remove_all(local);
   return 0;

@@ -83,7 +83,7 @@ HttpResponse S3Client::SendOnce(const S3Request& req) const {
   in.method = req.method;
   in.path = path;
   in.query = req.query;
-  in.payload_hash = req.body.empty() ? kEmptySha256
+  in.payload_hash = req.body.empty()                    ? kEmptySha256
                     : req.body.size() <= kMaxHashedBody ? Sha256Hex(req.body)
                                                         : "UNSIGNED-PAYLOAD";
   const auto now = std::chrono::system_clock::now();

@@ -131,8 +131,8 @@ SignOutput SignV4(const SignInput& in, const Credentials& creds, std::string_vie
                           in.payload_hash;
   const std::string date(amz_date.substr(0, 8));
   const std::string scope = date + "/" + std::string(region) + "/" + std::string(service) + "/aws4_request";
-  out.string_to_sign = "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" +
-                       Sha256Hex(out.canonical_request);
+  out.string_to_sign =
+      "AWS4-HMAC-SHA256\n" + std::string(amz_date) + "\n" + scope + "\n" + Sha256Hex(out.canonical_request);
   const std::string secret = "AWS4" + creds.secret_access_key;
   Digest k = Hmac(AsBytes(secret), date);
   k = Hmac(k, region);

@@ -20,7 +20,7 @@ using s3::S3Request;
 // ReadMany on S3 (S3Options::coalesce_gap, max_request_size, parallelism).
 // Measured with bench/s3_bench against radosgw on loopback (2 cores, load ~12): a range
 // GET costs ~1.7 ms plus ~530 MB/s, so serially a request is worth ~900 KiB of transfer.
-// But merged requests run 16 at a time, so an extra request mostly overlaps the others
+// But merged requests run 8 at a time (the I/O pool), so an extra request mostly overlaps others
 // while bytes read across a gap are paid in full. Fetching 50 of 200 packed blobs
 // (16-256 KiB, gaps of ~3 blobs) took, median of 9: gap 0: 70 ms (52 GETs, 6.7 MB);
 // 64 KiB: 63 ms (51, 6.8 MB); 256 KiB: 51 ms (37, 9.1 MB); 1 MiB: 63 ms (6, 24.6 MB).
@@ -47,7 +47,10 @@ class S3File final : public RandomAccessFile {
  public:
   S3File(std::shared_ptr<const S3Client> client, std::string path, std::string key, uint64_t size,
          std::shared_ptr<IoStats> stats)
-      : client_(std::move(client)), path_(std::move(path)), key_(std::move(key)), size_(size),
+      : client_(std::move(client)),
+        path_(std::move(path)),
+        key_(std::move(key)),
+        size_(size),
         stats_(std::move(stats)) {}
 
   const std::string& path() const override { return path_; }

@@ -10,8 +10,7 @@ namespace {
 class S3Writer final : public ObjectWriter {
  public:
   S3Writer(std::shared_ptr<const S3Client> client, std::string key, std::shared_ptr<IoStats> stats)
-      : client_(std::move(client)), key_(std::move(key)), stats_(std::move(stats)) {
-  }
+      : client_(std::move(client)), key_(std::move(key)), stats_(std::move(stats)) {}
   ~S3Writer() override {
     if (!upload_id_.empty()) Abort();
   }

@@ -1,8 +1,8 @@
 // Writing the index-column layout: plugin ingest per value, index into regular columns.
 #include "lancet/media/index_columns.h"
 
-#include "util/array_builder.h"
 #include "lancet/io/uri.h"
+#include "util/array_builder.h"
 
 namespace lancet::media {
 namespace {
@@ -168,8 +168,8 @@ Result<uint64_t> WriteDatasetWithIndexColumns(const std::string& uri, const Sche
                                               std::vector<RecordBatch> batches, table::WriteParams params,
                                               const MediaOptions& media) {
   ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
-  return WriteDatasetWithIndexColumns(std::move(where.store), where.root, schema, std::move(batches),
-                                      std::move(params), media);
+  return WriteDatasetWithIndexColumns(std::move(where.store), where.root, schema, std::move(batches), std::move(params),
+                                      media);
 }
 
 }  // namespace lancet::media

@@ -205,8 +205,8 @@ Result<uint64_t> CommitWithRetry(io::ObjectStore& store, const std::string& root
   int64_t last_attempt_ms = 0;
   for (int attempt = 0; attempt < max_attempts; ++attempt) {
     if (attempt > 0) {
-      const int64_t cap = std::min<int64_t>(std::max<int64_t>(kBackoffCapMs, 8 * last_attempt_ms),
-                                            int64_t{1} << std::min(attempt, 12));
+      const int64_t cap =
+          std::min<int64_t>(std::max<int64_t>(kBackoffCapMs, 8 * last_attempt_ms), int64_t{1} << std::min(attempt, 12));
       std::uniform_int_distribution<int64_t> wait(1, std::max<int64_t>(1, cap));
       std::this_thread::sleep_for(std::chrono::milliseconds(wait(Rng())));
     }
@@ -291,9 +291,9 @@ Result<uint64_t> CommitWithRetry(io::ObjectStore& store, const std::string& root
       // Lost the race for this version: the files only this attempt referenced are
       // garbage now (shared inputs such as appended data files are not listed).
       for (const std::string& f : prep.attempt_files) (void)store.Delete(f);
-      last_attempt_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                              attempt_start)
-                            .count();
+      last_attempt_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - attempt_start)
+              .count();
       continue;
     }
     // Any other error leaves the outcome unknown, so nothing is cleaned up.

@@ -12,6 +12,7 @@
 
 #include "format/lance_schema.h"
 #include "lancet/format/file_reader.h"
+#include "lancet/io/uri.h"
 #include "table/blob.h"
 #include "table/blob_info.h"
 #include "table/blob_read.h"
@@ -19,7 +20,6 @@
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
 #include "util/array_builder.h"
-#include "lancet/io/uri.h"
 
 namespace lancet::table {
 namespace {

@@ -9,6 +9,7 @@
 #include "format/lance_schema.h"
 #include "lance_proto/rowids.pb.h"
 #include "lancet/format/file_writer.h"
+#include "lancet/io/uri.h"
 #include "lancet/table/write.h"
 #include "table/blob.h"
 #include "table/blob_info.h"
@@ -18,7 +19,6 @@
 #include "table/deletion.h"
 #include "table/deletion_writer.h"
 #include "table/manifest.h"
-#include "lancet/io/uri.h"
 
 namespace lancet::table {
 namespace {

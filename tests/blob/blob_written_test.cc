@@ -35,7 +35,8 @@ enum class Where { kMapped, kPread, kS3 };
 class WrittenBlobsTest : public ::testing::TestWithParam<Where> {
  protected:
   void SetUp() override {
-    const auto kind = GetParam() == Where::kS3 ? ::lancet::testing::StoreKind::kS3 : ::lancet::testing::StoreKind::kLocal;
+    const auto kind =
+        GetParam() == Where::kS3 ? ::lancet::testing::StoreKind::kS3 : ::lancet::testing::StoreKind::kLocal;
     LANCET_SKIP_WITHOUT_STORE(kind);
     place_ = std::make_unique<::lancet::testing::TestRoot>(kind, ::lancet::testing::CurrentTestName());
     table::BlobThresholds thresholds;
@@ -151,7 +152,9 @@ TEST_P(WrittenBlobsTest, BlobFileWindow) {
 
 INSTANTIATE_TEST_SUITE_P(Stores, WrittenBlobsTest, ::testing::Values(Where::kMapped, Where::kPread, Where::kS3),
                          [](const ::testing::TestParamInfo<Where>& info) {
-                           return info.param == Where::kMapped ? "mapped" : info.param == Where::kPread ? "pread" : "S3";
+                           return info.param == Where::kMapped  ? "mapped"
+                                  : info.param == Where::kPread ? "pread"
+                                                                : "S3";
                          });
 
 }  // namespace

@@ -17,9 +17,9 @@ namespace {
 class S3ConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-                          "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ALLOW_HTTP", "AWS_PROFILE",
-                          "AWS_VIRTUAL_HOSTED_STYLE_REQUEST"}) {
+    for (const char* v :
+         {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+          "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ALLOW_HTTP", "AWS_PROFILE", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST"}) {
       ::unsetenv(v);
     }
     dir_ = std::filesystem::temp_directory_path() / ("lancet_s3cfg_" + std::to_string(::getpid()));

@@ -110,8 +110,9 @@ class ScriptedServer {
       Reply r = Next();
       if (r.status == 0) return;  // drop the connection without an answer
       bool head_request = head.starts_with("HEAD ");
-      std::string out = "HTTP/1.1 " + std::to_string(r.status) + " X\r\nContent-Length: " +
-                        std::to_string(r.body.size()) + "\r\n" + r.headers + "\r\n" + (head_request ? "" : r.body);
+      std::string out = "HTTP/1.1 " + std::to_string(r.status) +
+                        " X\r\nContent-Length: " + std::to_string(r.body.size()) + "\r\n" + r.headers + "\r\n" +
+                        (head_request ? "" : r.body);
       if (::send(c, out.data(), out.size(), MSG_NOSIGNAL) < 0) return;
     }
   }

@@ -24,21 +24,24 @@ SignInput Suite(std::string method, std::string path, HeaderList query = {}) {
 TEST(SigV4, GetVanilla) {
   SignOutput out = SignV4(Suite("GET", "/"), kSuiteKey, "us-east-1", "service", kSuiteDate);
   EXPECT_EQ(out.canonical_request, std::string("GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\n"
-                                               "host;x-amz-date\n") + kEmpty);
+                                               "host;x-amz-date\n") +
+                                       kEmpty);
   EXPECT_EQ(out.string_to_sign,
             "AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n"
             "bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63");
   EXPECT_EQ(out.signature, "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
-  EXPECT_EQ(out.authorization,
-            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
-            "SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
+  EXPECT_EQ(
+      out.authorization,
+      "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, "
+      "SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
 }
 
 TEST(SigV4, GetVanillaQueryOrderKeyCase) {
   SignOutput out = SignV4(Suite("GET", "/", {{"Param2", "value2"}, {"Param1", "value1"}}), kSuiteKey, "us-east-1",
                           "service", kSuiteDate);
   EXPECT_EQ(out.canonical_request, std::string("GET\n/\nParam1=value1&Param2=value2\nhost:example.amazonaws.com\n"
-                                               "x-amz-date:20150830T123600Z\n\nhost;x-amz-date\n") + kEmpty);
+                                               "x-amz-date:20150830T123600Z\n\nhost;x-amz-date\n") +
+                                       kEmpty);
   EXPECT_EQ(out.signature, "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
 }
 

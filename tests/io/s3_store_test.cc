@@ -122,8 +122,9 @@ TEST_F(S3StoreTest, ListPaginates) {
       EXPECT_EQ(e.size, 1u);
       ASSERT_TRUE(e.modified_ms.has_value());
       // LastModified is recent (within a day of now; clocks of client and server agree).
-      const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
+      const int64_t now =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
       EXPECT_LT(std::llabs(*e.modified_ms - now), 86400000LL);
     }
   }

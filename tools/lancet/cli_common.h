@@ -9,14 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "lancet/result.h"
 #include "lancet/io/storage_options.h"
+#include "lancet/result.h"
 #include "lancet/table/dataset.h"
 
 namespace CLI {
 class App;
 }
-
 
 namespace lancet::cli {
 

@@ -35,12 +35,13 @@ struct S3Options {
   long connect_timeout_ms = 5000;
   /// A transfer below 1 KiB/s for this long is aborted and retried.
   long low_speed_seconds = 15;
-  /// ReadMany on S3 files: ranges closer than this merge into one GET, merged GETs stay
-  /// below max_request_size, and up to `parallelism` run at once. A caller's larger
-  /// gap or parallelism wins. Defaults and the measurements behind them: s3_store.cc.
+  /// ReadMany on S3 files: ranges closer than coalesce_gap merge into one GET, merged
+  /// GETs stay below max_request_size, and up to `parallelism` run at once (bounded by
+  /// the shared I/O pool: 8 threads plus the caller). A caller's larger gap or
+  /// parallelism wins. The measurements behind the defaults: src/io/s3_store.cc.
   uint64_t coalesce_gap = 256ULL << 10;
   uint64_t max_request_size = 8ULL << 20;
-  int parallelism = 16;
+  int parallelism = 8;
   /// Keys per ListObjectsV2 page; 0 = the server's default (1000). Tests lower it to
   /// exercise pagination.
   int list_page_size = 0;
