@@ -42,6 +42,9 @@ void RaceAppends(std::shared_ptr<io::ObjectStore> store, const std::string& root
     threads.emplace_back([&, t] {
       WriteParams p;
       p.mode = WriteMode::kAppend;
+      // Correctness is the point here, not how long a writer may lose: on S3 a commit
+      // takes ~10 requests, so four writers contend far longer than on disk.
+      p.max_commit_attempts = 60;
       for (int a = 0; a < kAppends; ++a) {
         int64_t begin = (t * kAppends + a) * kRows;
         auto v = WriteDataset(store, root, Rows(0, 0).schema, {Rows(begin, kRows)}, p);
