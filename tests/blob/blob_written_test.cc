@@ -31,6 +31,8 @@ std::string Payload(size_t row, size_t size) {
 
 // Local disk read mapped or with pread, and S3 (skipped without a server).
 enum class Where { kMapped, kPread, kS3 };
+const char* WhereName(Where w) { return w == Where::kMapped ? "mapped" : w == Where::kPread ? "pread" : "S3"; }
+void PrintTo(Where w, std::ostream* os) { *os << WhereName(w); }
 
 class WrittenBlobsTest : public ::testing::TestWithParam<Where> {
  protected:
@@ -151,11 +153,7 @@ TEST_P(WrittenBlobsTest, BlobFileWindow) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, WrittenBlobsTest, ::testing::Values(Where::kMapped, Where::kPread, Where::kS3),
-                         [](const ::testing::TestParamInfo<Where>& info) {
-                           return info.param == Where::kMapped  ? "mapped"
-                                  : info.param == Where::kPread ? "pread"
-                                                                : "S3";
-                         });
+                         [](const ::testing::TestParamInfo<Where>& info) { return WhereName(info.param); });
 
 }  // namespace
 }  // namespace lancet::blob
