@@ -1,6 +1,7 @@
 #include "io/http_client.h"
 
 #include <curl/curl.h>
+#include <openssl/crypto.h>
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +15,12 @@ constexpr size_t kMaxIdleHandles = 64;
 
 void GlobalInit() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] {
+    // No OpenSSL cleanup at exit: it would run before the I/O pool's threads end when
+    // the pool predates the first S3 store, and their per-thread state would then leak.
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+  });
 }
 
 struct Transfer {
