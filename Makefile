@@ -13,7 +13,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 # What `make demo` needs, and nothing else: a newcomer sees results in minutes.
 DEMO_TARGETS := lancet lancet_video_ffmpeg
 
-.PHONY: all deps build test unit-test asan-test fuzz demo bench clean format
+.PHONY: all deps build test unit-test asan-test s3-test fuzz demo bench clean format
 
 all: build
 
@@ -35,10 +35,19 @@ build: deps $(BUILD)/build.ninja
 test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lancet read_bench write_bench blob_interop_write blob_ingest_stress
 	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress'
+	$(MAKE) s3-test
 	$(MAKE) asan-test
 
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE interop
+
+# The S3 store and the store-parameterised dataset suites against a Ceph radosgw on
+# 127.0.0.1 (scripts/s3-server.sh installs and starts it; stopped whatever happens).
+S3_TESTS := lancet s3_sigv4_test s3_retry_test object_store_test s3_store_test writer_test commit_test blob_written_test extract_test
+s3-test: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target $(S3_TESTS)
+	@set -e; trap '$(CURDIR)/scripts/s3-server.sh stop' EXIT; eval "$$(scripts/s3-server.sh start)"; \
+	  cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L s3
 
 # Line tables only: sanitizer reports keep file:line while compiling and linking cost far
 # less than with full debug info.

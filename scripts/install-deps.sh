@@ -3,16 +3,28 @@
 # the compiler toolchain and libraries from apt, and (for the interop tests and the
 # demo) node >= 20 plus the reference peer from npm. Prints what it does on stderr.
 #
-#   scripts/install-deps.sh [--no-peer]
+#   scripts/install-deps.sh [--no-peer] [--s3 | --s3-only]
+#
+# --s3 adds Ceph radosgw for the S3 tests (scripts/s3-server.sh; 67 MB download, 269 MB
+# on disk, ~45 s with apt-get update); --s3-only installs just that.
 set -euo pipefail
 
 WANT_PEER=1
-[ "${1:-}" = "--no-peer" ] && WANT_PEER=0
+WANT_S3=0
+S3_ONLY=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-peer) WANT_PEER=0 ;;
+    --s3) WANT_S3=1 ;;
+    --s3-only) WANT_S3=1; S3_ONLY=1; WANT_PEER=0 ;;
+  esac
+done
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcurl4-openssl-dev libssl-dev
   git ca-certificates curl ccache
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libavutil-dev zlib1g-dev
 )
@@ -21,6 +33,10 @@ log() { printf 'install-deps: %s\n' "$*" >&2; }
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+S3_PACKAGES=(ceph-mon ceph-osd radosgw)
+[ "$S3_ONLY" = 1 ] && APT_PACKAGES=()
+[ "$WANT_S3" = 1 ] && APT_PACKAGES+=("${S3_PACKAGES[@]}")
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

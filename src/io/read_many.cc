@@ -36,7 +36,8 @@ CoalescePlan PlanCoalesce(std::span<const ByteRange> ranges, const ReadOptions& 
 }
 
 Result<std::vector<BufferPtr>> RandomAccessFile::ReadMany(std::span<const ByteRange> ranges,
-                                                          const ReadOptions& options) const {
+                                                          const ReadOptions& requested) const {
+  const ReadOptions options = TuneReadOptions(requested);
   std::vector<BufferPtr> out(ranges.size());
   if (ranges.empty()) return out;
   for (const auto& r : ranges) {

@@ -1,6 +1,7 @@
 // Writing the index-column layout: plugin ingest per value, index into regular columns.
 #include "lancet/media/index_columns.h"
 
+#include "lancet/io/uri.h"
 #include "util/array_builder.h"
 
 namespace lancet::media {
@@ -166,8 +167,8 @@ Result<uint64_t> WriteDatasetWithIndexColumns(std::shared_ptr<io::ObjectStore> s
 Result<uint64_t> WriteDatasetWithIndexColumns(const std::string& uri, const Schema& schema,
                                               std::vector<RecordBatch> batches, table::WriteParams params,
                                               const MediaOptions& media) {
-  std::string path = uri.starts_with("file://") ? uri.substr(7) : uri;
-  return WriteDatasetWithIndexColumns(io::LocalFileSystem(), path, schema, std::move(batches), std::move(params),
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
+  return WriteDatasetWithIndexColumns(std::move(where.store), where.root, schema, std::move(batches), std::move(params),
                                       media);
 }
 

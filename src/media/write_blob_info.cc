@@ -1,4 +1,5 @@
 #include "lancet/media/write_blob_info.h"
+#include "lancet/io/uri.h"
 
 namespace lancet::media {
 namespace {
@@ -80,8 +81,9 @@ Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store
 Result<uint64_t> WriteDatasetWithBlobInfo(const std::string& uri, const Schema& schema,
                                           std::vector<RecordBatch> batches, table::WriteParams params,
                                           const MediaOptions& media) {
-  std::string path = uri.starts_with("file://") ? uri.substr(7) : uri;
-  return WriteDatasetWithBlobInfo(io::LocalFileSystem(), path, schema, std::move(batches), std::move(params), media);
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
+  return WriteDatasetWithBlobInfo(std::move(where.store), where.root, schema, std::move(batches), std::move(params),
+                                  media);
 }
 
 }  // namespace lancet::media

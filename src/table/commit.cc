@@ -199,12 +199,18 @@ Result<uint64_t> CommitWithRetry(io::ObjectStore& store, const std::string& root
   const std::string txn_name = std::to_string(read_version) + "-" + uuid + ".txn";
   // Transactions of versions already examined; they never change.
   std::map<uint64_t, std::optional<Transaction>> txn_cache;
+  // How long the last attempt took: on object stores an attempt is several requests
+  // of milliseconds each, so the backoff scales with it (a fixed 100 ms cap kept S3
+  // writers colliding in lock step until their attempts ran out).
+  int64_t last_attempt_ms = 0;
   for (int attempt = 0; attempt < max_attempts; ++attempt) {
     if (attempt > 0) {
-      int cap = std::min(kBackoffCapMs, 1 << std::min(attempt, 10));
-      std::uniform_int_distribution<int> wait(1, cap);
+      const int64_t cap =
+          std::min<int64_t>(std::max<int64_t>(kBackoffCapMs, 8 * last_attempt_ms), int64_t{1} << std::min(attempt, 12));
+      std::uniform_int_distribution<int64_t> wait(1, std::max<int64_t>(1, cap));
       std::this_thread::sleep_for(std::chrono::milliseconds(wait(Rng())));
     }
+    const auto attempt_start = std::chrono::steady_clock::now();
     CommitBase base;
     std::vector<ManifestLocation> manifests;
     auto listed = ListManifests(store, root);
@@ -285,6 +291,9 @@ Result<uint64_t> CommitWithRetry(io::ObjectStore& store, const std::string& root
       // Lost the race for this version: the files only this attempt referenced are
       // garbage now (shared inputs such as appended data files are not listed).
       for (const std::string& f : prep.attempt_files) (void)store.Delete(f);
+      last_attempt_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - attempt_start)
+              .count();
       continue;
     }
     // Any other error leaves the outcome unknown, so nothing is cleaned up.

@@ -12,6 +12,7 @@
 
 #include "format/lance_schema.h"
 #include "lancet/format/file_reader.h"
+#include "lancet/io/uri.h"
 #include "table/blob.h"
 #include "table/blob_info.h"
 #include "table/blob_read.h"
@@ -948,9 +949,9 @@ Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> 
 }
 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
-  ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(uri, uri));
-  if (path.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
-  return DatasetImpl::Make(io::LocalFileSystem(), path, options);
+  if (uri.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, options.storage_options));
+  return DatasetImpl::Make(std::move(where.store), where.root, options);
 }
 
 }  // namespace lancet::table

@@ -9,6 +9,7 @@
 #include "format/lance_schema.h"
 #include "lance_proto/rowids.pb.h"
 #include "lancet/format/file_writer.h"
+#include "lancet/io/uri.h"
 #include "lancet/table/write.h"
 #include "table/blob.h"
 #include "table/blob_info.h"
@@ -447,9 +448,9 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
 
 Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
                               const WriteParams& params) {
-  ASSIGN_OR_RETURN(std::string path, LocalPathOfUri(uri, uri));
-  if (path.empty()) return Status::InvalidArgument("WriteDataset needs a path");
-  return WriteDataset(io::LocalFileSystem(), path, schema, std::move(batches), params);
+  if (uri.empty()) return Status::InvalidArgument("WriteDataset needs a path");
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
+  return WriteDataset(std::move(where.store), where.root, schema, std::move(batches), params);
 }
 
 Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses, int max_commit_attempts) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "blob/blob_test_util.h"
+#include "common/test_stores.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/blob/blob_ranges.h"
 #include "lancet/table/dataset.h"
@@ -28,10 +29,18 @@ std::string Payload(size_t row, size_t size) {
   return s;
 }
 
-class WrittenBlobsTest : public ::testing::TestWithParam<bool> {
+// Local disk read mapped or with pread, and S3 (skipped without a server).
+enum class Where { kMapped, kPread, kS3 };
+const char* WhereName(Where w) { return w == Where::kMapped ? "mapped" : w == Where::kPread ? "pread" : "S3"; }
+void PrintTo(Where w, std::ostream* os) { *os << WhereName(w); }
+
+class WrittenBlobsTest : public ::testing::TestWithParam<Where> {
  protected:
   void SetUp() override {
-    dir_ = testing::TestTempDir();
+    const auto kind =
+        GetParam() == Where::kS3 ? ::lancet::testing::StoreKind::kS3 : ::lancet::testing::StoreKind::kLocal;
+    LANCET_SKIP_WITHOUT_STORE(kind);
+    place_ = std::make_unique<::lancet::testing::TestRoot>(kind, ::lancet::testing::CurrentTestName());
     table::BlobThresholds thresholds;
     thresholds.inline_max = 100;
     thresholds.dedicated_min = 2000;
@@ -50,15 +59,16 @@ class WrittenBlobsTest : public ::testing::TestWithParam<bool> {
     ASSERT_OK_AND_ASSIGN(Array blobs, MakeStructArray(field.type, n, {data_arr, uri_arr}, validity));
     Schema schema;
     schema.fields = {field};
-    ASSERT_OK(table::WriteDataset(dir_ + "/w.lance", schema, {RecordBatch{schema, n, {blobs}}}).status());
-    // GetParam(): whether reads map the file (cheap, serial) or pread (parallel).
-    store_ = std::make_shared<testing::CountingStore>(io::LocalFileSystem(GetParam()));
-    ASSERT_OK_AND_ASSIGN(ds_, Dataset::Open(store_, dir_ + "/w.lance"));
+    // Written through the URI overload (local path or s3://), read through a counting store.
+    ASSERT_OK(table::WriteDataset(place_->uri() + "/w.lance", schema, {RecordBatch{schema, n, {blobs}}}).status());
+    // Local reads map the file (cheap, serial) or pread (parallel).
+    std::shared_ptr<io::ObjectStore> base =
+        GetParam() == Where::kS3 ? place_->store() : io::LocalFileSystem(GetParam() == Where::kMapped);
+    store_ = std::make_shared<testing::CountingStore>(base);
+    ASSERT_OK_AND_ASSIGN(ds_, Dataset::Open(store_, place_->root() + "/w.lance"));
     for (size_t r = 0; r < kSizes.size(); ++r) ids_.push_back(r);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string dir_;
+  std::unique_ptr<::lancet::testing::TestRoot> place_;
   std::shared_ptr<testing::CountingStore> store_;
   std::unique_ptr<Dataset> ds_;
   std::vector<uint64_t> ids_;
@@ -142,8 +152,8 @@ TEST_P(WrittenBlobsTest, BlobFileWindow) {
   EXPECT_TRUE(file->seek(4001).IsInvalidArgument());
 }
 
-INSTANTIATE_TEST_SUITE_P(ReadModes, WrittenBlobsTest, ::testing::Values(true, false),
-                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "mapped" : "pread"; });
+INSTANTIATE_TEST_SUITE_P(Stores, WrittenBlobsTest, ::testing::Values(Where::kMapped, Where::kPread, Where::kS3),
+                         [](const ::testing::TestParamInfo<Where>& info) { return WhereName(info.param); });
 
 }  // namespace
 }  // namespace lancet::blob

@@ -7,6 +7,7 @@
 
 #include "blob_info/media_test_util.h"
 #include "common/payload.h"
+#include "common/test_stores.h"
 #include "lancet/media/extract.h"
 #include "lancet/media/write_blob_info.h"
 #include "util/array_builder.h"
@@ -17,26 +18,26 @@ namespace {
 
 using lancet::testing::Payload;
 
-namespace fs = std::filesystem;
 using table::Dataset;
 
 PluginSpec Chunks(const std::string& config = "chunk_size=1000;blob_type=200") { return testing::ChunksSpec(config); }
 
 struct Fixture {
-  fs::path dir;
-  std::string root;
+  std::unique_ptr<::lancet::testing::TestRoot> place;
+  std::string root;        // the dataset's URI (local path or s3://)
+  std::string store_root;  // the same inside place->store()
   std::vector<std::optional<std::string>> values;
   Schema schema{{table::MakeBlobField("video", true, table::BlobThresholds{100, 1 << 20, 1 << 30})}, {}};
 
-  Fixture() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() / ("lancet_extract_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir);
-    root = (dir / "ds").string();
+  explicit Fixture(::lancet::testing::StoreKind kind = ::lancet::testing::StoreKind::kLocal) {
+    static int count = 0;
+    place = std::make_unique<::lancet::testing::TestRoot>(
+        kind, ::lancet::testing::CurrentTestName() + "_" + std::to_string(count++));
+    root = place->uri() + "/ds";
+    store_root = place->root() + "/ds";
     // inline, packed, packed (adjacent in the same pack), dedicated, null
     values = {Payload(1, 50), Payload(2, 3000), Payload(3, 3000), Payload(4, 2500000), std::nullopt};
   }
-  ~Fixture() { fs::remove_all(dir); }
 
   Status Write() {
     std::vector<bool> valid;
@@ -49,8 +50,14 @@ struct Fixture {
   }
 };
 
-TEST(Extract, ChunksComeBackFromPackedAndDedicatedRows) {
-  Fixture fx;
+// Representative extract tests run on local disk and on S3 (skipped without a server).
+class ExtractOn : public ::testing::TestWithParam<::lancet::testing::StoreKind> {
+ protected:
+  void SetUp() override { LANCET_SKIP_WITHOUT_STORE(GetParam()); }
+};
+
+TEST_P(ExtractOn, ChunksComeBackFromPackedAndDedicatedRows) {
+  Fixture fx(GetParam());
   ASSERT_OK(fx.Write());
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
   EXPECT_EQ(ds->schema().fields[0].metadata.at(kMediaPluginKey), "chunks");
@@ -128,11 +135,11 @@ TEST(Extract, MisbehavingPluginsGiveCleanErrors) {
 }
 
 // Two rows whose planned ranges touch in one pack sidecar cost one read between them.
-TEST(Extract, AdjacentRangesOfDifferentRowsAreOneRead) {
-  Fixture fx;
+TEST_P(ExtractOn, AdjacentRangesOfDifferentRowsAreOneRead) {
+  Fixture fx(GetParam());
   ASSERT_OK(fx.Write());
-  auto store = io::LocalFileSystem();
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, fx.root));
+  auto store = GetParam() == ::lancet::testing::StoreKind::kS3 ? fx.place->store() : io::LocalFileSystem();
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, fx.store_root));
   ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks()));
   ASSERT_OK_AND_ASSIGN(auto located, ds->LocateBlobsWithInfo("video", std::vector<uint64_t>{1, 2}));
   ASSERT_EQ(located[0]->location.object, located[1]->location.object);
@@ -155,6 +162,10 @@ TEST(Extract, AdjacentRangesOfDifferentRowsAreOneRead) {
   EXPECT_EQ(two.read_requests - resolve_only.read_requests, 1u);
   EXPECT_GT(two.logical_ranges, one.logical_ranges);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, ExtractOn,
+                         ::testing::Values(::lancet::testing::StoreKind::kLocal, ::lancet::testing::StoreKind::kS3),
+                         [](const auto& info) { return ::lancet::testing::StoreKindName(info.param); });
 
 }  // namespace
 }  // namespace lancet::media

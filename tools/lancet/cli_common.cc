@@ -40,8 +40,25 @@ void VersionSelector::AddOptions(CLI::App& app) {
   v->excludes(t);
 }
 
+io::StorageOptions& GlobalStorageOptions() {
+  static io::StorageOptions options;
+  return options;
+}
+
+Status SetStorageOptions(const std::vector<std::string>& pairs) {
+  for (const std::string& p : pairs) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--storage-option wants KEY=VALUE, got '" + p.substr(0, eq) + "...'");
+    }
+    GlobalStorageOptions()[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, const VersionSelector& selector) {
   table::OpenOptions options;
+  options.storage_options = GlobalStorageOptions();
   options.version = selector.version;
   options.tag = selector.tag;
   auto ds = table::Dataset::Open(path, options);

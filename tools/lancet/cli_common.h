@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lancet/io/storage_options.h"
 #include "lancet/result.h"
 #include "lancet/table/dataset.h"
 
@@ -16,8 +17,13 @@ namespace CLI {
 class App;
 }
 
-
 namespace lancet::cli {
+
+/// Settings for remote stores given with --storage-option KEY=VALUE (LanceDB's keys:
+/// aws_endpoint, aws_region, allow_http, ...); every dataset URI opens with them.
+io::StorageOptions& GlobalStorageOptions();
+/// Parses the --storage-option values into GlobalStorageOptions().
+Status SetStorageOptions(const std::vector<std::string>& pairs);
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;

@@ -5,6 +5,7 @@
 #include "lancet/blob_spec.h"
 #include "lancet/commands.h"
 #include "lancet/import_source.h"
+#include "lancet/io/uri.h"
 #include "lancet/media/write_blob_info.h"
 #include "lancet/media_option.h"
 #include "lancet/progress.h"
@@ -30,8 +31,10 @@ struct ImportState {
   // differing column instead.
   Status CheckAppendSchema(const Schema& incoming, const table::BlobWriteOptions& blobs) const {
     std::error_code ec;
-    if (!std::filesystem::exists(dataset, ec)) return Status::OK();
-    auto ds = table::Dataset::Open(dataset);
+    if (!io::IsRemoteUri(dataset) && !std::filesystem::exists(dataset, ec)) return Status::OK();
+    table::OpenOptions open;
+    open.storage_options = GlobalStorageOptions();
+    auto ds = table::Dataset::Open(dataset, open);
     if (!ds.ok()) return Status::OK();  // not a dataset yet: the writer decides
     const Schema& have = (*ds)->schema();
     for (const Field& f : incoming.fields) {
@@ -54,6 +57,7 @@ struct ImportState {
 
   int Run() {
     table::WriteParams params;
+    params.storage_options = GlobalStorageOptions();
     params.mode = mode == "append"      ? table::WriteMode::kAppend
                   : mode == "overwrite" ? table::WriteMode::kOverwrite
                                         : table::WriteMode::kCreate;

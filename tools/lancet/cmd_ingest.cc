@@ -99,6 +99,7 @@ struct IngestState {
       batches.push_back(std::move(*batch));
     }
     table::WriteParams params;
+    params.storage_options = GlobalStorageOptions();
     params.mode = append      ? table::WriteMode::kAppend
                   : overwrite ? table::WriteMode::kOverwrite
                               : table::WriteMode::kCreate;

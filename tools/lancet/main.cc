@@ -18,6 +18,14 @@ int Main(int argc, char** argv) {
   CLI::App app("lancet: read and write Lance datasets", "lancet");
   app.set_version_flag("--version", "lancet " LANCET_VERSION);
   app.require_subcommand(1);
+  // Accepted before or after the command, since subcommands fall through to it.
+  std::vector<std::string> storage_options;
+  app.add_option("--storage-option", storage_options,
+                 "KEY=VALUE for s3:// datasets (aws_endpoint, aws_region, allow_http, aws_access_key_id, ...); "
+                 "repeatable; the AWS_* environment fills in the rest")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.fallthrough();
   std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddTakeCommand(app),
                                    AddBlobCommand(app),    AddDumpCommand(app),    AddImportCommand(app),
                                    AddExportCommand(app),  AddIngestCommand(app),  AddDeleteCommand(app),
@@ -31,6 +39,7 @@ int Main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     return ReportUsage(e.what());
   }
+  if (lancet::Status st = SetStorageOptions(storage_options); !st.ok()) return ReportUsage(st.message());
   for (const Command& c : commands) {
     if (!c.app->parsed()) continue;
     const int rc = c.run();

@@ -47,6 +47,9 @@ class RandomAccessFile {
   virtual bool cheap_reads() const { return false; }
   /// The counters this file records into (its store's), or nullptr.
   virtual IoStats* stats() const { return nullptr; }
+  /// The merge and parallelism settings ReadMany actually uses for `requested`: stores
+  /// whose requests cost milliseconds (S3) widen the gap and the parallelism.
+  virtual ReadOptions TuneReadOptions(const ReadOptions& requested) const { return requested; }
   /// Reads many ranges: near ranges are merged (options.coalesce_gap) and the merged
   /// requests run in parallel. Returns one buffer per input range, in input order
   /// (views into the merged reads, no copies).

@@ -10,6 +10,7 @@
 
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
+#include "lancet/io/storage_options.h"
 #include "lancet/table/blob_info_value.h"
 #include "lancet/table/blob_location.h"
 #include "lancet/table/storage_version.h"
@@ -23,6 +24,8 @@ struct OpenOptions {
   /// The newest storage version to accept; k2_2 reads like a reader that predates
   /// blob_info and refuses 2.3 datasets.
   StorageVersion max_storage_version = StorageVersion::k2_3;
+  /// For remote URIs (s3://): io::StorageOptions keys, over the environment's settings.
+  io::StorageOptions storage_options;
 };
 
 struct VersionInfo {
@@ -69,7 +72,7 @@ class Dataset {
  public:
   virtual ~Dataset() = default;
 
-  /// Opens `uri` (a local directory path or file:// URI).
+  /// Opens `uri`: a local directory path, file:// or s3://bucket/prefix (io::ResolveUri).
   static Result<std::unique_ptr<Dataset>> Open(const std::string& uri, const OpenOptions& options = {});
   /// Opens the dataset at `root` in `store`.
   static Result<std::unique_ptr<Dataset>> Open(std::shared_ptr<io::ObjectStore> store, const std::string& root,

@@ -9,6 +9,7 @@
 
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
+#include "lancet/io/storage_options.h"
 #include "lancet/result.h"
 #include "lancet/table/blob_write.h"
 #include "lancet/table/dataset.h"
@@ -36,10 +37,13 @@ struct WriteParams {
   /// Only honoured when the table is created or overwritten; appends keep the
   /// dataset's version.
   StorageVersion storage_version = StorageVersion::k2_2;
+  /// For URIs that name a remote store (s3://): credentials, endpoint, region
+  /// (io::StorageOptions keys); the environment fills in what is not given.
+  io::StorageOptions storage_options;
 };
 
-/// \brief Writes `batches` as a new version of the dataset at `uri` (a local directory
-/// or file:// URI) and returns that version.
+/// \brief Writes `batches` as a new version of the dataset at `uri` (a local directory,
+/// file:// or s3://bucket/prefix URI, see io::ResolveUri) and returns that version.
 ///
 /// Data files go to data/, one fragment per file. Blob V2 columns (fields with the
 /// lance.blob.v2 extension, see blob_write.h, or binary columns named in
