@@ -128,7 +128,10 @@ class Ingest {
  public:
   // The spool is reached through its descriptor only: unlinked at once, nothing is left
   // behind even if the process dies.
-  explicit Ingest(const Config& config) : config_(config) { spool_.file.Unlink(); }
+  explicit Ingest(const Config& config) : config_(config) {
+    spool_.file.Unlink();
+    gop_spool_.Unlink();
+  }
 
   void Push(const uint8_t* data, uint64_t size) {
     if (finished_) Fail(LANCET_MEDIA_EINVAL, "push after finish");
@@ -178,7 +181,6 @@ class Ingest {
   void ReadPackets(Demuxer& d, int stream, int64_t frame_duration, LancetMediaSink sink) {
     AVPacket* pkt = d.packet;
     int64_t previous_pts = kNoPts;
-    gop_spool_.Unlink();
     for (;;) {
       int rc = av_read_frame(d.format, pkt);
       if (rc == AVERROR_EOF) break;

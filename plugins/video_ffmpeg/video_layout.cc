@@ -240,7 +240,7 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
     bool ok = U32(p + 76) == 0 && r.first_packet == next && r.packet_count > 0 && r.packet_count <= n - next &&
               r.frame_count == r.packet_count && (r.flags & ~LANCET_VIDEO_GOP_OPEN) == 0 &&
               uint64_t{r.table_size} == uint64_t{r.packet_count} * LANCET_VIDEO_PACKET_RECORD_SIZE &&
-              r.offset == offset && r.size <= (uint64_t{1} << 62) && r.size >= uint64_t{r.table_size} + r.key_size &&
+              r.offset == offset && r.size <= (uint64_t{1} << 62) - offset && r.size >= uint64_t{r.table_size} + r.key_size &&
               r.key_size > 0 && r.key_size <= kMaxPacketSize && PtsInRange(r.first_pts) && PtsInRange(r.last_pts) &&
               PtsInRange(r.key_pts) && (r.key_dts == kNoPts || PtsInRange(r.key_dts)) && r.first_pts <= r.key_pts &&
               r.key_pts <= r.last_pts && r.leading_count < r.packet_count &&
