@@ -1,5 +1,5 @@
 // Frames of a long video out of a dataset: ExtractFrames over the video plugin's
-// blob_info (one small range read per GOP run) against the usual way, a demuxer on the
+// blob_info (one range read per needed GOP) against the usual way, a demuxer on the
 // stored MP4 through BlobFile (seek to the keyframe before the window, decode to its end).
 //
 //   bench_extract_frame [--quick] [--minutes N] [--windows 10] [--seed 42]
@@ -12,7 +12,8 @@
 // RGB24: "keyframes" = the keyframes shown during the window (the one at or before its
 // start, plus any inside), "all frames" = every frame in it. Each runs on local disk and
 // on a simulated object store (--latency-ms per request plus --mbps transfer). Reads and
-// bytes are the store's own counters (IoStats), so they include resolving the row.
+// bytes are the store's own counters (IoStats), so they include resolving the row; "blob
+// reads" are the requests to the blob's own object alone (counted by a wrapping store).
 // Last line: `extract_frame vs baseline: latency xA reads xB bytes xC` (simulated store,
 // keyframes figure; baseline / ExtractFrames).
 extern "C" {
