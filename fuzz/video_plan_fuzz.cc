@@ -4,6 +4,7 @@
 // the blob or an error, and decode of what plan returned never crashes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -83,7 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Fixture fx;
   if (!fx.ok || size < 2) return 0;
   // Byte 0 picks what is hostile (bit 0/1 replace stream_info/entries, bit 2/3 patch
-  // them, bit 4 decodes too); byte 1 sizes the hostile pieces; the rest is the request.
+  // them, bit 4 decodes too, bit 5 patches the stored stream's first 4 KiB, where the
+  // first GOPs' packet tables are); byte 1 sizes the hostile pieces; the rest is the request.
   const uint8_t mode = data[0];
   const size_t split = data[1];
   data += 2;
@@ -93,6 +95,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (mode & 2) en = Take(data, size, split * 4);
   if (mode & 4) Patch(si, Take(data, size, 3 * (split % 8 + 1)));
   if (mode & 8) Patch(en, Take(data, size, 3 * (split % 8 + 1)));
+  std::vector<uint8_t> stored = fx.stored;
+  if (mode & 32) {
+    std::vector<uint8_t> head(stored.begin(), stored.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(stored.size(), 4096)));
+    Patch(head, Take(data, size, 3 * (split % 8 + 1)));
+    std::copy(head.begin(), head.end(), stored.begin());
+  }
   std::vector<uint8_t> request(data, data + size);
   auto plan = fx.plugin->Plan(si, en, request, fx.stored.size());
   if (!plan.ok() || !(mode & 16)) return 0;
@@ -106,8 +114,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (u32_at(12) > 256 || u32_at(16) > 256 || u32_at(20) > 4) return 0;
   std::vector<lancet::BufferPtr> bytes;
   for (const auto& r : *plan) {
-    if (r.offset > fx.stored.size() || r.length > fx.stored.size() - r.offset) __builtin_trap();  // the host's promise
-    bytes.push_back(lancet::Buffer::Copy(std::span<const uint8_t>(fx.stored.data() + r.offset, r.length)));
+    if (r.offset > stored.size() || r.length > stored.size() - r.offset) __builtin_trap();  // the host's promise
+    bytes.push_back(lancet::Buffer::Copy(std::span<const uint8_t>(stored.data() + r.offset, r.length)));
   }
   (void)fx.plugin->Decode(request, si, en, *plan, bytes);
   return 0;

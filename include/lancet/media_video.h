@@ -6,7 +6,7 @@
  *
  * All integers are little-endian, floats IEEE-754 binary64. Every layout starts with a
  * 4-byte magic, a u16 version and (except requests) a u16 header size, so a reader of
- * version 1 rejects anything else and a later version can append fields. Unknown pts are
+ * given version rejects anything else and a later version can append fields. Unknown pts are
  * INT64_MIN (FFmpeg's AV_NOPTS_VALUE). Frame indices count frames in presentation order
  * from 0. */
 #ifndef LANCET_MEDIA_VIDEO_H_
@@ -70,19 +70,30 @@
 #define LANCET_VIDEO_SI_OPEN_GOP 1u
 #define LANCET_VIDEO_SI_B_FRAMES 2u
 
-/* ---- entries (blob_info.entries): the position index -----------------------------------
- *   0 u32 magic LVIX   4 u16 version (1)   6 u16 header size (24)   8 u32 GOP count
- *  12 u32 zero  16 u64 packet count
- *  24 GOP count x 48-byte records, in stored order:
- *     0 u64 offset in the stored stream   8 u64 size   16 i64 first pts   24 i64 first dts
- *    32 u32 first packet   36 u32 packet count   40 u32 frame count   44 u32 flags (bit 0: open GOP)
- *  then packet count x 32-byte records, in decode (stored) order:
- *     0 u64 offset   8 u32 size   12 u32 flags (bit 0: keyframe)   16 i64 pts   24 i64 dts
- * The stored stream is the video packets in decode order, back to back, without a
- * container; each GOP (keyframe up to the next keyframe) is one contiguous range. */
+/* ---- entries (blob_info.entries): the position index, one record per GOP --------------
+ *   0 u32 magic LVIX   4 u16 version (2)   6 u16 header size (24)   8 u32 GOP count
+ *  12 u32 zero  16 u64 packet count (all GOPs)
+ *  24 GOP count x 80-byte records, in stored order:
+ *     0 u64 offset in the stored stream (of the GOP's packet table)
+ *     8 u64 size (packet table + packets)   16 i64 first pts (min pts in the GOP)
+ *    24 i64 last pts (max pts in the GOP)   32 i64 key pts   40 i64 key dts
+ *    48 u32 first packet (packets in earlier GOPs)   52 u32 packet count   56 u32 frame count
+ *    60 u32 flags (bit 0: open GOP)   64 u32 table size (packet count x 32)
+ *    68 u32 key size (bytes of the keyframe packet)   72 u32 leading count (frames shown
+ *       before the keyframe)   76 u32 zero
+ * GOPs are in presentation order too: each GOP's first pts is above the last pts of the
+ * GOP before, so frame index i lies in the GOP whose cumulative frame counts bracket it.
+ *
+ * The stored stream (no container), GOP after GOP, each one contiguous:
+ *   packet table: packet count x 32-byte records, in decode order:
+ *     0 u64 offset from the GOP's first packet byte (offset + table size)
+ *     8 u32 size   12 u32 flags (bit 0: keyframe; only the first packet)  16 i64 pts  24 i64 dts
+ *   then the GOP's packets in decode order, back to back.
+ * So [offset, offset + table size + key size) holds the table and the keyframe. */
 #define LANCET_VIDEO_ENTRIES_MAGIC 0x5849564Cu /* "LVIX" */
+#define LANCET_VIDEO_ENTRIES_VERSION 2u
 #define LANCET_VIDEO_ENTRIES_HEADER_SIZE 24u
-#define LANCET_VIDEO_GOP_RECORD_SIZE 48u
+#define LANCET_VIDEO_GOP_RECORD_SIZE 80u
 #define LANCET_VIDEO_PACKET_RECORD_SIZE 32u
 #define LANCET_VIDEO_GOP_OPEN 1u
 #define LANCET_VIDEO_PACKET_KEY 1u

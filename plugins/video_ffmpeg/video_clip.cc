@@ -43,24 +43,24 @@ std::vector<uint8_t> ReadBack(const TempFile& file) {
 
 }  // namespace
 
-Decoded RemuxClip(const Timeline& t, const Selection& s, const LancetMediaRange* ranges,
-                  const uint8_t* const* range_data, uint64_t range_count) {
-  const std::vector<Run> runs = Runs(t, s);
-  const std::vector<const uint8_t*> located = LocatePackets(t, runs, ranges, range_data, range_count);
-  const auto& packets = t.index->packets;
+Decoded RemuxClip(const Timeline& t, const Plan& plan) {
+  const std::vector<Run> runs = Runs(plan);
+  const auto& gops = t.index->gops;
   // The clip starts at a keyframe: leading frames of its first GOP reference pictures the
   // clip does not hold, so they are left out.
-  std::vector<uint32_t> chosen;
+  std::vector<PacketRecord> chosen;
   std::vector<const uint8_t*> bytes;
-  size_t k = 0;
+  uint32_t last_gop = 0;
   for (const Run& run : runs) {
-    const GopRecord& first = t.index->gops[t.gop_of[run.first]];
-    const int64_t key_pts = packets[first.first_packet].pts;
-    const bool open = (first.flags & LANCET_VIDEO_GOP_OPEN) != 0;
-    for (uint32_t i = run.first; i <= run.last; ++i, ++k) {
-      if (open && t.gop_of[i] == t.gop_of[run.first] && packets[i].pts < key_pts) continue;
-      chosen.push_back(i);
-      bytes.push_back(located[k]);
+    for (uint32_t g = run.first; g <= run.last; ++g) {
+      const std::vector<PacketRecord>& table = plan.tables[g];
+      for (int64_t k = 0; k <= plan.need_end[g]; ++k) {
+        const PacketRecord& p = table[static_cast<size_t>(k)];
+        if (g == run.first && p.pts < gops[g].key_pts) continue;
+        chosen.push_back(p);
+        bytes.push_back(plan.bytes[g][static_cast<size_t>(k)]);
+      }
+      last_gop = g;
     }
   }
   Decoded d;
@@ -73,17 +73,14 @@ Decoded RemuxClip(const Timeline& t, const Selection& s, const LancetMediaRange*
   // Stored dts may be missing (Matroska) or start anywhere: the clip gets fresh ones, the
   // sorted pts shifted back just enough that no dts passes its pts, starting at 0.
   std::vector<int64_t> sorted;
-  for (uint32_t i : chosen) sorted.push_back(packets[i].pts);
+  for (const PacketRecord& p : chosen) sorted.push_back(p.pts);
   std::sort(sorted.begin(), sorted.end());
   int64_t shift = 0;
-  for (size_t i = 0; i < chosen.size(); ++i) shift = std::max(shift, sorted[i] - packets[chosen[i]].pts);
+  for (size_t i = 0; i < chosen.size(); ++i) shift = std::max(shift, sorted[i] - chosen[i].pts);
   const int64_t base = sorted.front() - shift;
-  auto frame_of = [&](int64_t pts) {
-    return static_cast<uint64_t>(std::lower_bound(t.order.begin(), t.order.end(), pts,
-                                                  [&](uint32_t p, int64_t v) { return packets[p].pts < v; }) -
-                                 t.order.begin());
-  };
-  const int64_t end_pts = t.FrameEnd(frame_of(sorted.back()));
+  // The clip ends with its last GOP, so its last frame stops being shown when the next
+  // GOP's first frame starts.
+  const int64_t end_pts = last_gop + 1 < gops.size() ? gops[last_gop + 1].first_pts : t.end_pts;
 
   TempFile file;
   Muxer m;
@@ -112,7 +109,7 @@ Decoded RemuxClip(const Timeline& t, const Selection& s, const LancetMediaRange*
     Fail(LANCET_MEDIA_ENOTSUP, "MP4 cannot hold this " + t.si->codec_name + " stream: " + AvErrorText(rc));
   }
   for (size_t i = 0; i < chosen.size(); ++i) {
-    const PacketRecord& p = packets[chosen[i]];
+    const PacketRecord& p = chosen[i];
     AVPacket* pkt = m.packet;
     if (av_new_packet(pkt, static_cast<int>(p.size)) < 0) Fail(LANCET_MEDIA_ENOMEM, "out of memory for a packet");
     std::memcpy(pkt->data, bytes[i], p.size);

@@ -85,14 +85,14 @@ void OpenDecoder(Codec& c, const StreamInfo& si, uint32_t threads) {
 
 class FrameCollector {
  public:
-  FrameCollector(const Request& r, const Timeline& t, const Selection& s, Codec& c)
+  FrameCollector(const Request& r, const Timeline& t, const Plan& plan, Codec& c)
       : request_(r),
         timeline_(t),
-        selection_(s),
+        plan_(plan),
         codec_(c),
-        offsets_(s.targets.size(), UINT64_MAX),
-        records_(s.targets.size()) {
-    for (uint32_t packet : s.targets) target_pts_.push_back(t.index->packets[packet].pts);
+        offsets_(plan.targets.size(), UINT64_MAX),
+        records_(plan.targets.size()) {
+    for (const Target& x : plan.targets) target_pts_.push_back(x.pts);
   }
 
   void Feed(const uint8_t* data, const PacketRecord& p) {
@@ -127,7 +127,7 @@ class FrameCollector {
     for (size_t i = 0; i < offsets_.size(); ++i) {
       if (offsets_[i] == UINT64_MAX) {
         Fail(LANCET_MEDIA_ECORRUPT, "the decoder produced no picture for frame " +
-                                        std::to_string(selection_.frames[i]) + " (pts " +
+                                        std::to_string(plan_.targets[i].frame) + " (pts " +
                                         std::to_string(target_pts_[i]) + ")");
       }
     }
@@ -141,7 +141,7 @@ class FrameCollector {
     PutU32(p + 8, static_cast<uint32_t>(records_.size()));
     p += LANCET_VIDEO_FRAMES_HEADER_SIZE;
     for (size_t i = 0; i < records_.size(); ++i, p += LANCET_VIDEO_FRAME_RECORD_SIZE) {
-      PutU64(p, selection_.frames[i]);
+      PutU64(p, plan_.targets[i].frame);
       PutU64(p + 8, static_cast<uint64_t>(target_pts_[i]));
       PutF64(p + 16, timeline_.Seconds(target_pts_[i]));
       PutU32(p + 24, records_[i].width);
@@ -210,7 +210,7 @@ class FrameCollector {
 
   const Request& request_;
   const Timeline& timeline_;
-  const Selection& selection_;
+  const Plan& plan_;
   Codec& codec_;
   std::vector<int64_t> target_pts_;  // ascending: targets are in frame (pts) order
   std::vector<uint64_t> offsets_;
@@ -221,56 +221,27 @@ class FrameCollector {
 
 }  // namespace
 
-std::vector<const uint8_t*> LocatePackets(const Timeline& t, const std::vector<Run>& runs,
-                                          const LancetMediaRange* ranges, const uint8_t* const* range_data,
-                                          uint64_t range_count) {
-  std::vector<uint64_t> sorted(range_count);
-  std::iota(sorted.begin(), sorted.end(), uint64_t{0});
-  std::sort(sorted.begin(), sorted.end(), [&](uint64_t a, uint64_t b) { return ranges[a].offset < ranges[b].offset; });
-  std::vector<const uint8_t*> located;
-  // Packets come in rising offsets: sweep the ranges once, keeping the one reaching furthest.
-  size_t next = 0;
-  uint64_t best = UINT64_MAX, best_end = 0;
-  for (const Run& run : runs) {
-    for (uint32_t i = run.first; i <= run.last; ++i) {
-      const PacketRecord& p = t.index->packets[i];
-      while (next < sorted.size() && ranges[sorted[next]].offset <= p.offset) {
-        const LancetMediaRange& r = ranges[sorted[next]];
-        const uint64_t end = r.length > UINT64_MAX - r.offset ? UINT64_MAX : r.offset + r.length;
-        if (end > best_end && (r.length == 0 || range_data[sorted[next]] != nullptr)) {
-          best = sorted[next];
-          best_end = end;
-        }
-        ++next;
-      }
-      if (best == UINT64_MAX || best_end < p.offset + p.size) {
-        Fail(LANCET_MEDIA_EINVAL, "the given ranges do not hold packet " + std::to_string(i) + " (bytes " +
-                                      std::to_string(p.offset) + " to " + std::to_string(p.offset + p.size) + ")");
-      }
-      located.push_back(range_data[best] + (p.offset - ranges[best].offset));
-    }
-  }
-  return located;
-}
-
-Decoded DecodeFrames(const Config& config, const Request& request, const Timeline& t, const Selection& s,
-                     const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count) {
-  const std::vector<Run> runs = Runs(t, s);
-  const std::vector<const uint8_t*> located = LocatePackets(t, runs, ranges, range_data, range_count);
+Decoded DecodeFrames(const Config& config, const Request& request, const Timeline& t, const Plan& plan) {
+  const std::vector<Run> runs = Runs(plan);
   uint32_t ow, oh;
   OutputSize(request, t.si->width, t.si->height, &ow, &oh);
   const int frame_bytes =
       av_image_get_buffer_size(OutputFormat(request.pixel_format), static_cast<int>(ow), static_cast<int>(oh), 1);
-  if (frame_bytes > 0 && s.targets.size() * static_cast<uint64_t>(frame_bytes) > kMaxOutputBytes) {
-    Fail(LANCET_MEDIA_EINVAL, std::to_string(s.targets.size()) + " frames of " + std::to_string(ow) + "x" +
+  if (frame_bytes > 0 && plan.targets.size() * static_cast<uint64_t>(frame_bytes) > kMaxOutputBytes) {
+    Fail(LANCET_MEDIA_EINVAL, std::to_string(plan.targets.size()) + " frames of " + std::to_string(ow) + "x" +
                                   std::to_string(oh) + " exceed 1 GiB: ask for fewer or smaller frames");
   }
   Codec codec;
   if (!runs.empty()) OpenDecoder(codec, *t.si, request.threads != 0 ? request.threads : config.threads);
-  FrameCollector collector(request, t, s, codec);
-  size_t k = 0;
+  FrameCollector collector(request, t, plan, codec);
   for (const Run& run : runs) {
-    for (uint32_t i = run.first; i <= run.last; ++i) collector.Feed(located[k++], t.index->packets[i]);
+    for (uint32_t g = run.first; g <= run.last; ++g) {
+      const std::vector<PacketRecord>& table = plan.tables[g];
+      for (int64_t k = 0; k <= plan.need_end[g]; ++k) {
+        const PacketRecord& p = table[static_cast<size_t>(k)];
+        collector.Feed(plan.bytes[g][static_cast<size_t>(k)], p);
+      }
+    }
     collector.Flush();
   }
   return collector.Finish();

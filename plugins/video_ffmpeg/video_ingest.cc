@@ -1,7 +1,9 @@
 // Ingest: spool the pushed source to an unlinked temporary file (memory stays bounded for
 // any size), then demux it with libavformat at finish and store the chosen video stream's
-// packets in decode order without the container. Only the per-packet index stays in
-// memory (32 bytes a packet); packet bytes go straight to the sink.
+// packets in decode order without the container, GOP by GOP, each GOP's packet table ahead
+// of its packets. Only the current GOP's packet records stay in memory (32 bytes a packet)
+// plus one record per GOP; the current GOP's bytes wait in a second temporary file until
+// its table is known (at the next keyframe), then go to the sink.
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,7 +128,10 @@ class Ingest {
  public:
   // The spool is reached through its descriptor only: unlinked at once, nothing is left
   // behind even if the process dies.
-  explicit Ingest(const Config& config) : config_(config) { spool_.file.Unlink(); }
+  explicit Ingest(const Config& config) : config_(config) {
+    spool_.file.Unlink();
+    gop_spool_.Unlink();
+  }
 
   void Push(const uint8_t* data, uint64_t size) {
     if (finished_) Fail(LANCET_MEDIA_EINVAL, "push after finish");
@@ -161,12 +166,12 @@ class Ingest {
     if (frame_duration <= 0 || frame_duration > kMaxFrameDuration) frame_duration = 1;
     ReadPackets(d, stream, frame_duration, sink);
     if (std::strstr(d.format->iformat->name, "mov") != nullptr && st->nb_frames > 0 &&
-        static_cast<uint64_t>(st->nb_frames) > index_.packets.size() + skipped_) {
+        static_cast<uint64_t>(st->nb_frames) > packet_count_ + skipped_) {
       Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated: its index lists " + std::to_string(st->nb_frames) +
-                                      " video samples, " + std::to_string(index_.packets.size() + skipped_) +
+                                      " video samples, " + std::to_string(packet_count_ + skipped_) +
                                       " are present");
     }
-    BuildGops();
+    index_.packet_count = packet_count_;
     StreamInfo si = Describe(st, rate);
     stream_info = WriteStreamInfo(si);
     entries = WriteEntries(index_);
@@ -175,7 +180,6 @@ class Ingest {
  private:
   void ReadPackets(Demuxer& d, int stream, int64_t frame_duration, LancetMediaSink sink) {
     AVPacket* pkt = d.packet;
-    uint64_t offset = 0;
     int64_t previous_pts = kNoPts;
     for (;;) {
       int rc = av_read_frame(d.format, pkt);
@@ -185,71 +189,108 @@ class Ingest {
       const bool ours = pkt->stream_index == stream;
       if (ours && (pkt->flags & AV_PKT_FLAG_CORRUPT)) {
         Fail(LANCET_MEDIA_ECORRUPT,
-             "the source is truncated or corrupt: packet " + std::to_string(index_.packets.size()) + " is incomplete");
+             "the source is truncated or corrupt: packet " + std::to_string(packet_count_) + " is incomplete");
       }
       if (ours && static_cast<uint64_t>(pkt->size) > kMaxPacketSize) {
         Fail(LANCET_MEDIA_ENOTSUP, "a video packet is larger than 1 GiB");
       }
-      if (!ours || pkt->size <= 0 || (index_.packets.empty() && !(pkt->flags & AV_PKT_FLAG_KEY))) {
+      if (!ours || pkt->size <= 0 || (packet_count_ == 0 && !(pkt->flags & AV_PKT_FLAG_KEY))) {
         // Packets before the first keyframe cannot be decoded from the stored stream.
         if (ours && pkt->size > 0) ++skipped_;
         av_packet_unref(pkt);
         continue;
       }
       PacketRecord r;
-      r.offset = offset;
       r.size = static_cast<uint32_t>(pkt->size);
       r.flags = (pkt->flags & AV_PKT_FLAG_KEY) ? LANCET_VIDEO_PACKET_KEY : 0;
       r.dts = pkt->dts;
       r.pts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
       if (r.pts == kNoPts) r.pts = previous_pts == kNoPts ? 0 : previous_pts + frame_duration;
       if (!PtsInRange(r.pts) || (r.dts != kNoPts && !PtsInRange(r.dts))) {
-        Fail(LANCET_MEDIA_ECORRUPT,
-             "packet " + std::to_string(index_.packets.size()) + " has a timestamp beyond +-2^60 ticks");
+        Fail(LANCET_MEDIA_ECORRUPT, "packet " + std::to_string(packet_count_) + " has a timestamp beyond +-2^60 ticks");
       }
       previous_pts = r.pts;
       const int64_t duration = pkt->duration > 0 && pkt->duration <= kMaxFrameDuration ? pkt->duration : frame_duration;
-      end_pts_ = index_.packets.empty() ? r.pts + duration : std::max(end_pts_, r.pts + duration);
-      if (index_.packets.size() >= UINT32_MAX) Fail(LANCET_MEDIA_EINVAL, "the source has more than 2^32 packets");
-      if (sink.write(sink.context, pkt->data, static_cast<uint64_t>(pkt->size)) != 0) {
-        Fail(LANCET_MEDIA_ESINK, "the host refused " + std::to_string(pkt->size) + " bytes");
-      }
-      offset += r.size;
-      index_.packets.push_back(r);
+      end_pts_ = packet_count_ == 0 ? r.pts + duration : std::max(end_pts_, r.pts + duration);
+      if (packet_count_ >= UINT32_MAX) Fail(LANCET_MEDIA_EINVAL, "the source has more than 2^32 packets");
+      if (r.flags & LANCET_VIDEO_PACKET_KEY) FlushGop(sink);
+      if (r.pts < max_pts_) reordered_ = true;
+      max_pts_ = std::max(max_pts_, r.pts);
+      SpoolPacket(pkt->data, r.size);
+      gop_.push_back(r);
+      ++packet_count_;
       av_packet_unref(pkt);
     }
-    if (index_.packets.empty()) Fail(LANCET_MEDIA_ECORRUPT, "the video stream has no decodable packets");
+    FlushGop(sink);
+    if (packet_count_ == 0) Fail(LANCET_MEDIA_ECORRUPT, "the video stream has no decodable packets");
   }
 
-  void BuildGops() {
-    auto& packets = index_.packets;
-    int64_t max_pts = kNoPts;
-    for (uint32_t i = 0; i < packets.size(); ++i) {
-      const PacketRecord& p = packets[i];
-      if (p.flags & LANCET_VIDEO_PACKET_KEY) {
-        GopRecord g;
-        g.offset = p.offset;
-        g.first_pts = p.pts;
-        g.first_dts = p.dts;
-        g.first_packet = i;
-        index_.gops.push_back(g);
-      }
-      GopRecord& g = index_.gops.back();
-      g.size += p.size;
-      ++g.packet_count;
-      ++g.frame_count;
-      if (p.pts < packets[g.first_packet].pts) g.flags |= LANCET_VIDEO_GOP_OPEN;
-      g.first_pts = std::min(g.first_pts, p.pts);
-      if (p.pts < max_pts) reordered_ = true;
-      max_pts = std::max(max_pts, p.pts);
+  void SpoolPacket(const uint8_t* data, uint32_t size) {
+    uint64_t done = 0;
+    while (done < size) {
+      ssize_t put = pwrite(gop_spool_.fd(), data + done, size - done, static_cast<off_t>(gop_bytes_ + done));
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot spool a GOP: ") + strerror(errno));
+      done += static_cast<uint64_t>(put);
     }
-    std::vector<int64_t> pts(packets.size());
-    for (size_t i = 0; i < packets.size(); ++i) pts[i] = packets[i].pts;
+    gop_bytes_ += size;
+  }
+
+  void Write(LancetMediaSink sink, const uint8_t* data, uint64_t size) {
+    if (size > 0 && sink.write(sink.context, data, size) != 0) {
+      Fail(LANCET_MEDIA_ESINK, "the host refused " + std::to_string(size) + " bytes");
+    }
+  }
+
+  // The GOP gathered so far: its record, its table to the sink, then its packets.
+  void FlushGop(LancetMediaSink sink) {
+    if (gop_.empty()) return;
+    const uint32_t index = static_cast<uint32_t>(index_.gops.size());
+    GopRecord g;
+    g.offset = stored_;
+    g.key_pts = gop_.front().pts;
+    g.key_dts = gop_.front().dts;
+    g.key_size = gop_.front().size;
+    g.first_packet = static_cast<uint32_t>(packet_count_ - gop_.size());
+    g.packet_count = g.frame_count = static_cast<uint32_t>(gop_.size());
+    g.table_size = static_cast<uint32_t>(gop_.size() * LANCET_VIDEO_PACKET_RECORD_SIZE);
+    g.first_pts = g.last_pts = g.key_pts;
+    std::vector<int64_t> pts;
+    for (const PacketRecord& p : gop_) {
+      g.first_pts = std::min(g.first_pts, p.pts);
+      g.last_pts = std::max(g.last_pts, p.pts);
+      if (p.pts < g.key_pts) ++g.leading_count;
+      pts.push_back(p.pts);
+    }
+    if (g.leading_count > 0) g.flags |= LANCET_VIDEO_GOP_OPEN;
     std::sort(pts.begin(), pts.end());
     if (std::adjacent_find(pts.begin(), pts.end()) != pts.end()) {
       Fail(LANCET_MEDIA_ECORRUPT, "two video packets share one pts: frames could not be told apart");
     }
-    start_pts_ = pts.front();
+    if (!index_.gops.empty() && g.first_pts <= index_.gops.back().last_pts) {
+      Fail(g.first_pts == index_.gops.back().last_pts ? LANCET_MEDIA_ECORRUPT : LANCET_MEDIA_ENOTSUP,
+           "GOP " + std::to_string(index) + " shows frames before the end of GOP " + std::to_string(index - 1) +
+               " (pts " + std::to_string(g.first_pts) + " <= " + std::to_string(index_.gops.back().last_pts) +
+               "): GOPs must follow one another in presentation order");
+    }
+    g.size = g.table_size + gop_bytes_;
+    std::vector<uint8_t> table;
+    WritePacketTable(gop_, &table);
+    Write(sink, table.data(), table.size());
+    std::vector<uint8_t> buffer(std::min<uint64_t>(gop_bytes_, 1u << 20));
+    for (uint64_t done = 0; done < gop_bytes_;) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(buffer.size(), gop_bytes_ - done));
+      ssize_t got = pread(gop_spool_.fd(), buffer.data(), want, static_cast<off_t>(done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot read a spooled GOP: ") + strerror(errno));
+      Write(sink, buffer.data(), static_cast<uint64_t>(got));
+      done += static_cast<uint64_t>(got);
+    }
+    stored_ += g.size;
+    index_.gops.push_back(g);
+    gop_.clear();
+    gop_bytes_ = 0;
+    start_pts_ = index_.gops.front().first_pts;
   }
 
   StreamInfo Describe(const AVStream* st, AVRational rate) const {
@@ -267,7 +308,7 @@ class Ingest {
     si.frame_rate_den = rate.den;
     si.start_pts = start_pts_;
     si.duration = end_pts_ - start_pts_;
-    si.frame_count = index_.packets.size();
+    si.frame_count = packet_count_;
     si.gop_count = index_.gops.size();
     si.sar_num = par->sample_aspect_ratio.num;
     si.sar_den = par->sample_aspect_ratio.den;
@@ -293,6 +334,10 @@ class Ingest {
   Spool spool_;
   bool finished_ = false;
   Index index_;
+  std::vector<PacketRecord> gop_;  // the current GOP's packets; their bytes are in gop_spool_
+  TempFile gop_spool_;
+  uint64_t gop_bytes_ = 0, stored_ = 0, packet_count_ = 0;
+  int64_t max_pts_ = INT64_MIN;
   uint64_t skipped_ = 0;
   int64_t start_pts_ = 0, end_pts_ = 0;
   bool reordered_ = false;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lancet/media_plugin.h"
@@ -84,10 +85,12 @@ struct StreamInfo {
 
 struct GopRecord {
   uint64_t offset = 0, size = 0;
-  int64_t first_pts = kNoPts, first_dts = kNoPts;
+  int64_t first_pts = kNoPts, last_pts = kNoPts, key_pts = kNoPts, key_dts = kNoPts;
   uint32_t first_packet = 0, packet_count = 0, frame_count = 0, flags = 0;
+  uint32_t table_size = 0, key_size = 0, leading_count = 0;
 };
 
+// One packet of a GOP's packet table; offset is absolute in the stored stream once parsed.
 struct PacketRecord {
   uint64_t offset = 0;
   uint32_t size = 0, flags = 0;
@@ -96,7 +99,7 @@ struct PacketRecord {
 
 struct Index {
   std::vector<GopRecord> gops;
-  std::vector<PacketRecord> packets;
+  uint64_t packet_count = 0;
 };
 
 struct Request {
@@ -111,39 +114,60 @@ struct Request {
 std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si);
 StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size);
 std::vector<uint8_t> WriteEntries(const Index& index);
-// Checks the index against itself and against stream_info (counts, contiguity).
+// Checks the index against itself and against stream_info (counts, contiguity, order).
 Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si);
+// A GOP's packet table as stored at its head; packets get absolute stored offsets.
+void WritePacketTable(const std::vector<PacketRecord>& packets, std::vector<uint8_t>* out);
+// Parses and checks the table at `data` (at least gop.table_size bytes) against its GOP.
+std::vector<PacketRecord> ReadPacketTable(const uint8_t* data, uint64_t size, const GopRecord& gop, uint32_t g);
 Request ReadRequest(const uint8_t* data, uint64_t size);
 void PutU16(uint8_t* p, uint16_t v);
 void PutU32(uint8_t* p, uint32_t v);
 void PutU64(uint8_t* p, uint64_t v);
 void PutF64(uint8_t* p, double v);
 
-// video_select.cc: presentation order and what a request needs.
+// video_select.cc: presentation order and what a request needs. Plan sees GOP records
+// only; decode refines the choice to packets once the GOPs' packet tables are in hand.
 struct Timeline {
   const StreamInfo* si = nullptr;
   const Index* index = nullptr;
-  std::vector<uint32_t> order;   // frame index -> packet index
-  std::vector<uint32_t> gop_of;  // packet index -> GOP index
-  int64_t end_pts = 0;           // when the last frame stops being shown
+  int64_t end_pts = 0;  // when the last frame stops being shown
   double Seconds(int64_t pts) const;
-  // The pts at which frame `frame` stops being shown.
-  int64_t FrameEnd(uint64_t frame) const;
+  // The GOP holding frame index `frame` (< packet count).
+  uint32_t GopOfFrame(uint64_t frame) const;
 };
 Timeline BuildTimeline(const StreamInfo& si, const Index& index);
 
+constexpr uint8_t kNeedNone = 0, kNeedKey = 1, kNeedWhole = 2;
 struct Selection {
-  std::vector<uint32_t> targets;  // packets whose frames are output, ascending frame index
-  std::vector<uint64_t> frames;   // the frame index of each target
-  std::vector<int64_t> need_end;  // per GOP: the last packet to decode from its keyframe, or -1
-  bool clip = false;
+  std::vector<uint8_t> need;     // per GOP: kNeed*; plan reads these bytes
+  std::vector<uint64_t> frames;  // FRAMES: requested indices, ascending and unique
+  std::vector<std::pair<double, uint32_t>> times;  // TIMESTAMPS: time and the GOP holding it
+  bool clip = false, keys_only = false;
 };
 Selection Select(const Timeline& timeline, const Request& request);
-// Consecutive needed packets [first, last], in decode order.
+// Bytes of GOP g that a need reads, from its offset.
+uint64_t NeedBytes(const GopRecord& gop, uint8_t need);
+
+// Decode's view: the needed GOPs' parsed tables and the packets to decode.
+struct Target {
+  uint32_t gop, packet;  // packet: index within the GOP's table (decode order)
+  uint64_t frame;
+  int64_t pts;
+};
+struct Plan {
+  std::vector<std::vector<PacketRecord>> tables;  // per GOP; empty when not needed
+  std::vector<std::vector<const uint8_t*>> bytes; // per GOP: the located packets' bytes
+  std::vector<Target> targets;                    // ascending frame index
+  std::vector<int64_t> need_end;                  // per GOP: last packet to decode, or -1
+};
+// Runs of GOPs decoded without a flush between them: [first, last] GOP indices.
 struct Run {
   uint32_t first, last;
 };
-std::vector<Run> Runs(const Timeline& timeline, const Selection& selection);
+Plan Resolve(const Timeline& timeline, const Selection& selection, const Request& request,
+             const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count);
+std::vector<Run> Runs(const Plan& plan);
 
 // video_ingest.cc
 int StartIngest(const Config& config, LancetMediaIngest* out, LancetMediaError* error);
@@ -152,14 +176,8 @@ int StartIngest(const Config& config, LancetMediaIngest* out, LancetMediaError* 
 struct Decoded {
   std::vector<uint8_t> data, metadata;
 };
-// Finds each needed packet's bytes within the given ranges; throws when one is missing.
-std::vector<const uint8_t*> LocatePackets(const Timeline& timeline, const std::vector<Run>& runs,
-                                          const LancetMediaRange* ranges, const uint8_t* const* range_data,
-                                          uint64_t range_count);
-Decoded DecodeFrames(const Config& config, const Request& request, const Timeline& timeline, const Selection& selection,
-                     const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count);
-Decoded RemuxClip(const Timeline& timeline, const Selection& selection, const LancetMediaRange* ranges,
-                  const uint8_t* const* range_data, uint64_t range_count);
+Decoded DecodeFrames(const Config& config, const Request& request, const Timeline& timeline, const Plan& plan);
+Decoded RemuxClip(const Timeline& timeline, const Plan& plan);
 
 // video_codec.cc: FFmpeg glue shared by ingest, decode and clip.
 struct AVCodecParameters* MakeCodecParameters(const StreamInfo& si);  // caller frees

@@ -1,6 +1,7 @@
 // The wire formats of include/lancet/media_video.h. Readers treat every byte as hostile:
 // sizes are checked before each read and counts against the bytes that hold them, so a
 // bad input is ECORRUPT/EINVAL and never an allocation larger than the input itself.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -38,13 +39,14 @@ std::string GetName(const uint8_t* p) {
   return std::string(reinterpret_cast<const char*>(p), n);
 }
 
-// Magic, version 1 and a header size of at least `base` that fits in `size`.
-uint16_t CheckHeader(const uint8_t* data, uint64_t size, uint32_t magic, uint16_t base, const char* what) {
+// Magic, `version` and a header size of at least `base` that fits in `size`.
+uint16_t CheckHeader(const uint8_t* data, uint64_t size, uint32_t magic, uint16_t base, const char* what,
+                     uint16_t version = 1) {
   if (data == nullptr || size < 8) Fail(LANCET_MEDIA_ECORRUPT, std::string(what) + " is shorter than its header");
   if (U32(data) != magic) Fail(LANCET_MEDIA_ECORRUPT, std::string(what) + " has the wrong magic");
-  if (U16(data + 4) != 1) {
-    Fail(LANCET_MEDIA_ECORRUPT,
-         std::string(what) + " has version " + std::to_string(U16(data + 4)) + ", this plugin reads version 1");
+  if (U16(data + 4) != version) {
+    Fail(LANCET_MEDIA_ECORRUPT, std::string(what) + " version " + std::to_string(U16(data + 4)) +
+                                    " not supported (this plugin reads version " + std::to_string(version) + ")");
   }
   uint16_t header = U16(data + 6);
   if (header < base || header > size) {
@@ -170,49 +172,44 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
 
 std::vector<uint8_t> WriteEntries(const Index& index) {
   constexpr uint32_t h = LANCET_VIDEO_ENTRIES_HEADER_SIZE;
-  const uint64_t g = index.gops.size(), n = index.packets.size();
-  std::vector<uint8_t> out(h + g * LANCET_VIDEO_GOP_RECORD_SIZE + n * LANCET_VIDEO_PACKET_RECORD_SIZE, 0);
+  const uint64_t g = index.gops.size();
+  std::vector<uint8_t> out(h + g * LANCET_VIDEO_GOP_RECORD_SIZE, 0);
   uint8_t* p = out.data();
   PutU32(p, LANCET_VIDEO_ENTRIES_MAGIC);
-  PutU16(p + 4, 1);
+  PutU16(p + 4, LANCET_VIDEO_ENTRIES_VERSION);
   PutU16(p + 6, h);
   PutU32(p + 8, static_cast<uint32_t>(g));
-  PutU64(p + 16, n);
+  PutU64(p + 16, index.packet_count);
   p += h;
   for (const GopRecord& r : index.gops) {
     PutU64(p, r.offset);
     PutU64(p + 8, r.size);
     PutI64(p + 16, r.first_pts);
-    PutI64(p + 24, r.first_dts);
-    PutU32(p + 32, r.first_packet);
-    PutU32(p + 36, r.packet_count);
-    PutU32(p + 40, r.frame_count);
-    PutU32(p + 44, r.flags);
+    PutI64(p + 24, r.last_pts);
+    PutI64(p + 32, r.key_pts);
+    PutI64(p + 40, r.key_dts);
+    PutU32(p + 48, r.first_packet);
+    PutU32(p + 52, r.packet_count);
+    PutU32(p + 56, r.frame_count);
+    PutU32(p + 60, r.flags);
+    PutU32(p + 64, r.table_size);
+    PutU32(p + 68, r.key_size);
+    PutU32(p + 72, r.leading_count);
     p += LANCET_VIDEO_GOP_RECORD_SIZE;
-  }
-  for (const PacketRecord& r : index.packets) {
-    PutU64(p, r.offset);
-    PutU32(p + 8, r.size);
-    PutU32(p + 12, r.flags);
-    PutI64(p + 16, r.pts);
-    PutI64(p + 24, r.dts);
-    p += LANCET_VIDEO_PACKET_RECORD_SIZE;
   }
   return out;
 }
 
 Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
-  uint16_t h = CheckHeader(data, size, LANCET_VIDEO_ENTRIES_MAGIC, LANCET_VIDEO_ENTRIES_HEADER_SIZE, "entries");
-  if (h < LANCET_VIDEO_ENTRIES_HEADER_SIZE) Fail(LANCET_MEDIA_ECORRUPT, "entries header too short");
+  uint16_t h = CheckHeader(data, size, LANCET_VIDEO_ENTRIES_MAGIC, LANCET_VIDEO_ENTRIES_HEADER_SIZE, "entries",
+                           LANCET_VIDEO_ENTRIES_VERSION);
   const uint64_t g = U32(data + 8);
   const uint64_t n = U64(data + 16);
   if (U32(data + 12) != 0) Fail(LANCET_MEDIA_ECORRUPT, "entries has non-zero reserved bytes");
   const uint64_t body = size - h;
-  // Both counts are bounded by the bytes before any product is formed.
-  if (g > body / LANCET_VIDEO_GOP_RECORD_SIZE || n > body / LANCET_VIDEO_PACKET_RECORD_SIZE ||
-      g * LANCET_VIDEO_GOP_RECORD_SIZE + n * LANCET_VIDEO_PACKET_RECORD_SIZE != body) {
-    Fail(LANCET_MEDIA_ECORRUPT, "entries declares " + std::to_string(g) + " GOPs and " + std::to_string(n) +
-                                    " packets, which do not fill its " + std::to_string(size) + " bytes");
+  if (g > body / LANCET_VIDEO_GOP_RECORD_SIZE || g * LANCET_VIDEO_GOP_RECORD_SIZE != body) {
+    Fail(LANCET_MEDIA_ECORRUPT, "entries declares " + std::to_string(g) + " GOPs, which do not fill its " +
+                                    std::to_string(size) + " bytes");
   }
   if (g != si.gop_count || n != si.frame_count) {
     Fail(LANCET_MEDIA_ECORRUPT, "entries (" + std::to_string(g) + " GOPs, " + std::to_string(n) +
@@ -221,53 +218,93 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
   }
   if (n > UINT32_MAX) Fail(LANCET_MEDIA_ECORRUPT, "entries has more than 2^32 packets");
   Index index;
+  index.packet_count = n;
   index.gops.resize(g);
-  index.packets.resize(n);
   const uint8_t* p = data + h;
-  for (GopRecord& r : index.gops) {
+  uint64_t next = 0, offset = 0;
+  for (uint64_t i = 0; i < g; ++i, p += LANCET_VIDEO_GOP_RECORD_SIZE) {
+    GopRecord& r = index.gops[i];
     r.offset = U64(p);
     r.size = U64(p + 8);
     r.first_pts = I64(p + 16);
-    r.first_dts = I64(p + 24);
-    r.first_packet = U32(p + 32);
-    r.packet_count = U32(p + 36);
-    r.frame_count = U32(p + 40);
-    r.flags = U32(p + 44);
-    p += LANCET_VIDEO_GOP_RECORD_SIZE;
+    r.last_pts = I64(p + 24);
+    r.key_pts = I64(p + 32);
+    r.key_dts = I64(p + 40);
+    r.first_packet = U32(p + 48);
+    r.packet_count = U32(p + 52);
+    r.frame_count = U32(p + 56);
+    r.flags = U32(p + 60);
+    r.table_size = U32(p + 64);
+    r.key_size = U32(p + 68);
+    r.leading_count = U32(p + 72);
+    bool ok = U32(p + 76) == 0 && r.first_packet == next && r.packet_count > 0 && r.packet_count <= n - next &&
+              r.frame_count == r.packet_count && (r.flags & ~LANCET_VIDEO_GOP_OPEN) == 0 &&
+              uint64_t{r.table_size} == uint64_t{r.packet_count} * LANCET_VIDEO_PACKET_RECORD_SIZE &&
+              r.offset == offset && r.size <= (uint64_t{1} << 62) - offset && r.size >= uint64_t{r.table_size} + r.key_size &&
+              r.key_size > 0 && r.key_size <= kMaxPacketSize && PtsInRange(r.first_pts) && PtsInRange(r.last_pts) &&
+              PtsInRange(r.key_pts) && (r.key_dts == kNoPts || PtsInRange(r.key_dts)) && r.first_pts <= r.key_pts &&
+              r.key_pts <= r.last_pts && r.leading_count < r.packet_count &&
+              (r.leading_count == 0) == (r.first_pts == r.key_pts) &&
+              (r.leading_count == 0 || (r.flags & LANCET_VIDEO_GOP_OPEN) != 0) &&
+              uint64_t{r.packet_count} - 1 <= static_cast<uint64_t>(r.last_pts - r.first_pts) &&
+              (i == 0 || r.first_pts > index.gops[i - 1].last_pts);
+    if (!ok) Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(i) + " is not the next GOP of the stream");
+    next += r.packet_count;
+    offset += r.size;
   }
+  if (next != n) Fail(LANCET_MEDIA_ECORRUPT, "entries: the GOPs do not cover every packet");
+  return index;
+}
+
+void WritePacketTable(const std::vector<PacketRecord>& packets, std::vector<uint8_t>* out) {
+  out->assign(packets.size() * LANCET_VIDEO_PACKET_RECORD_SIZE, 0);
+  uint8_t* p = out->data();
   uint64_t offset = 0;
-  for (uint64_t i = 0; i < n; ++i, p += LANCET_VIDEO_PACKET_RECORD_SIZE) {
-    PacketRecord& r = index.packets[i];
+  for (const PacketRecord& r : packets) {
+    PutU64(p, offset);
+    PutU32(p + 8, r.size);
+    PutU32(p + 12, r.flags);
+    PutI64(p + 16, r.pts);
+    PutI64(p + 24, r.dts);
+    offset += r.size;
+    p += LANCET_VIDEO_PACKET_RECORD_SIZE;
+  }
+}
+
+std::vector<PacketRecord> ReadPacketTable(const uint8_t* data, uint64_t size, const GopRecord& gop, uint32_t g) {
+  if (size < gop.table_size) Fail(LANCET_MEDIA_EINVAL, "GOP " + std::to_string(g) + "'s packet table is cut short");
+  const std::string where = "stored stream: GOP " + std::to_string(g) + "'s packet table";
+  std::vector<PacketRecord> packets(gop.packet_count);
+  const uint64_t base = gop.offset + gop.table_size;
+  uint64_t offset = 0;
+  int64_t min_pts = INT64_MAX, max_pts = INT64_MIN;
+  uint32_t leading = 0;
+  const uint8_t* p = data;
+  for (uint32_t k = 0; k < gop.packet_count; ++k, p += LANCET_VIDEO_PACKET_RECORD_SIZE) {
+    PacketRecord& r = packets[k];
     r.offset = U64(p);
     r.size = U32(p + 8);
     r.flags = U32(p + 12);
     r.pts = I64(p + 16);
     r.dts = I64(p + 24);
-    if (r.offset != offset || r.size == 0 || r.size > kMaxPacketSize || (r.flags & ~LANCET_VIDEO_PACKET_KEY) != 0 ||
-        !PtsInRange(r.pts) || (r.dts != kNoPts && !PtsInRange(r.dts))) {
-      Fail(LANCET_MEDIA_ECORRUPT, "entries: packet " + std::to_string(i) + " is not the next packet of the stream");
+    const bool key = k == 0;
+    if (r.offset != offset || r.size == 0 || r.size > kMaxPacketSize ||
+        r.flags != (key ? LANCET_VIDEO_PACKET_KEY : 0u) || !PtsInRange(r.pts) ||
+        (r.dts != kNoPts && !PtsInRange(r.dts)) || (key && (r.size != gop.key_size || r.pts != gop.key_pts ||
+                                                            r.dts != gop.key_dts))) {
+      Fail(LANCET_MEDIA_ECORRUPT, where + ": packet " + std::to_string(k) + " does not match its GOP");
     }
-    offset += r.size;  // at most 2^32 packets of < 2^32 bytes: no overflow
+    offset += r.size;
+    r.offset += base;
+    min_pts = std::min(min_pts, r.pts);
+    max_pts = std::max(max_pts, r.pts);
+    if (r.pts < gop.key_pts) ++leading;
   }
-  uint64_t next = 0;
-  for (uint64_t i = 0; i < g; ++i) {
-    const GopRecord& r = index.gops[i];
-    bool ok = r.first_packet == next && r.packet_count > 0 && r.packet_count <= n - next &&
-              r.frame_count == r.packet_count && (r.flags & ~LANCET_VIDEO_GOP_OPEN) == 0;
-    if (ok) {
-      const PacketRecord& first = index.packets[r.first_packet];
-      const PacketRecord& last = index.packets[r.first_packet + r.packet_count - 1];
-      ok = r.offset == first.offset && r.size == last.offset + last.size - first.offset &&
-           (first.flags & LANCET_VIDEO_PACKET_KEY) != 0;
-      for (uint32_t k = 1; ok && k < r.packet_count; ++k) {
-        ok = (index.packets[r.first_packet + k].flags & LANCET_VIDEO_PACKET_KEY) == 0;
-      }
-    }
-    if (!ok) Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(i) + " does not match its packets");
-    next += r.packet_count;
+  if (offset != gop.size - gop.table_size || min_pts != gop.first_pts || max_pts != gop.last_pts ||
+      leading != gop.leading_count) {
+    Fail(LANCET_MEDIA_ECORRUPT, where + " disagrees with the GOP record");
   }
-  if (next != n) Fail(LANCET_MEDIA_ECORRUPT, "entries: the GOPs do not cover every packet");
-  return index;
+  return packets;
 }
 
 Request ReadRequest(const uint8_t* data, uint64_t size) {

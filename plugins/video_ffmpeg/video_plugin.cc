@@ -74,7 +74,7 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
             LancetMediaRanges* out, LancetMediaError* error) noexcept {
   return Guard(error, [&] {
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
-    const PacketRecord& last = p.index.packets.back();
+    const GopRecord& last = p.index.gops.back();
     if (last.offset + last.size > blob_size) {
       Fail(LANCET_MEDIA_ECORRUPT, "entries describe " + std::to_string(last.offset + last.size) +
                                       " stored bytes but the blob has " + std::to_string(blob_size));
@@ -82,12 +82,11 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
     Timeline t = BuildTimeline(p.si, p.index);
     Selection s = Select(t, p.request);
     auto ranges = std::make_unique<std::vector<LancetMediaRange>>();
-    // One range per needed GOP, from its keyframe to the last packet needed.
-    for (uint32_t g = 0; g < s.need_end.size(); ++g) {
-      if (s.need_end[g] < 0) continue;
-      const PacketRecord& end = p.index.packets[static_cast<size_t>(s.need_end[g])];
-      const uint64_t start = p.index.gops[g].offset;
-      ranges->push_back({start, end.offset + end.size - start});
+    // One range per needed GOP from its packet table: through the keyframe for
+    // keyframes-only requests, else the whole GOP (entries hold no packet records).
+    for (uint32_t g = 0; g < s.need.size(); ++g) {
+      if (s.need[g] == kNeedNone) continue;
+      ranges->push_back({p.index.gops[g].offset, NeedBytes(p.index.gops[g], s.need[g])});
     }
     out->ranges = ranges->data();
     out->count = ranges->size();
@@ -107,8 +106,8 @@ int DecodeAbi(const LancetMediaPlugin* self, const uint8_t* request, uint64_t re
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
     Timeline t = BuildTimeline(p.si, p.index);
     Selection s = Select(t, p.request);
-    Decoded d = s.clip ? RemuxClip(t, s, ranges, range_data, range_count)
-                       : DecodeFrames(ConfigOf(self), p.request, t, s, ranges, range_data, range_count);
+    Plan plan = Resolve(t, s, p.request, ranges, range_data, range_count);
+    Decoded d = s.clip ? RemuxClip(t, plan) : DecodeFrames(ConfigOf(self), p.request, t, plan);
     LancetMediaDecoded result{};
     GiveBuffer(&result.metadata, std::move(d.metadata));
     try {

@@ -1,6 +1,10 @@
-// Presentation order and the packets a request needs. Plan and decode both run this, so
-// decode re-derives exactly what plan asked for from the same stream_info and entries.
+// Presentation order and what a request needs. Plan and decode both run Select on the GOP
+// records alone, so decode re-derives exactly the bytes plan asked for; decode then parses
+// those GOPs' packet tables (Resolve) and picks the packets. GOPs are in presentation order
+// (ReadEntries checks it), so frame index i is in the GOP whose first_packet..+frame_count
+// brackets it, at rank i - first_packet of the GOP's pts.
 #include <algorithm>
+#include <numeric>
 
 #include "video_internal.h"
 
@@ -13,11 +17,6 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
   return out;
 }
 
-bool IsLeading(const Timeline& t, uint32_t packet) {
-  const GopRecord& gop = t.index->gops[t.gop_of[packet]];
-  return t.index->packets[packet].pts < t.index->packets[gop.first_packet].pts;
-}
-
 void CheckCount(uint64_t count) {
   if (count > kMaxFramesPerDecode) {
     Fail(LANCET_MEDIA_EINVAL, "the request selects " + std::to_string(count) + " frames, at most " +
@@ -25,56 +24,80 @@ void CheckCount(uint64_t count) {
   }
 }
 
+void Need(Selection& s, uint32_t g, uint8_t need) { s.need[g] = std::max(s.need[g], need); }
+
+// The table's packet indices in presentation (pts) order.
+std::vector<uint32_t> PtsOrder(const std::vector<PacketRecord>& table, uint32_t g) {
+  std::vector<uint32_t> order(table.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return table[a].pts < table[b].pts; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (table[order[i]].pts == table[order[i - 1]].pts) {
+      Fail(LANCET_MEDIA_ECORRUPT, "stored stream: GOP " + std::to_string(g) + " has two packets with pts " +
+                                      std::to_string(table[order[i]].pts));
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 double Timeline::Seconds(int64_t pts) const { return static_cast<double>(pts) * si->time_base_num / si->time_base_den; }
 
-int64_t Timeline::FrameEnd(uint64_t frame) const {
-  return frame + 1 < order.size() ? index->packets[order[frame + 1]].pts : end_pts;
+uint32_t Timeline::GopOfFrame(uint64_t frame) const {
+  const auto& gops = index->gops;
+  auto it = std::upper_bound(gops.begin(), gops.end(), frame,
+                             [](uint64_t f, const GopRecord& g) { return f < g.first_packet; });
+  return static_cast<uint32_t>(it - gops.begin() - 1);
 }
 
 Timeline BuildTimeline(const StreamInfo& si, const Index& index) {
   Timeline t;
   t.si = &si;
   t.index = &index;
-  const auto& packets = index.packets;
-  t.order.resize(packets.size());
-  for (uint32_t i = 0; i < t.order.size(); ++i) t.order[i] = i;
-  std::stable_sort(t.order.begin(), t.order.end(),
-                   [&](uint32_t a, uint32_t b) { return packets[a].pts < packets[b].pts; });
-  // Decode output is matched to requests by pts, so two frames may not share one.
-  for (size_t i = 1; i < t.order.size(); ++i) {
-    if (packets[t.order[i]].pts == packets[t.order[i - 1]].pts) {
-      Fail(LANCET_MEDIA_ECORRUPT, "entries: two packets share pts " + std::to_string(packets[t.order[i]].pts));
-    }
-  }
-  t.gop_of.resize(packets.size());
-  for (uint32_t g = 0; g < index.gops.size(); ++g) {
-    const GopRecord& r = index.gops[g];
-    std::fill(t.gop_of.begin() + r.first_packet, t.gop_of.begin() + r.first_packet + r.packet_count, g);
-  }
-  const int64_t last = packets[t.order.back()].pts;
+  const int64_t last = index.gops.back().last_pts;
   t.end_pts = std::max(SaturatingAdd(si.start_pts, si.duration), SaturatingAdd(last, 1));
   return t;
 }
 
+uint64_t NeedBytes(const GopRecord& gop, uint8_t need) {
+  return need == kNeedKey ? uint64_t{gop.table_size} + gop.key_size : gop.size;
+}
+
 Selection Select(const Timeline& t, const Request& request) {
-  const auto& packets = t.index->packets;
   const auto& gops = t.index->gops;
-  const uint64_t n = t.order.size();
-  const bool keys_only = (request.flags & LANCET_VIDEO_FLAG_KEYFRAMES_ONLY) != 0;
-  auto is_key = [&](uint32_t packet) { return (packets[packet].flags & LANCET_VIDEO_PACKET_KEY) != 0; };
+  const uint64_t n = t.index->packet_count;
   Selection s;
+  s.keys_only = (request.flags & LANCET_VIDEO_FLAG_KEYFRAMES_ONLY) != 0;
   s.clip = request.kind == LANCET_VIDEO_REQ_CLIP;
-  std::vector<uint64_t> frames;  // frame indices, ascending and unique
+  s.need.assign(gops.size(), kNeedNone);
+  // Leading frames of an open GOP reference the GOP before: decode all of it first.
+  auto pull_previous = [&](uint32_t g) {
+    if (g > 0 && gops[g].leading_count > 0) Need(s, g - 1, kNeedWhole);
+  };
   switch (request.kind) {
     case LANCET_VIDEO_REQ_WINDOW:
-    case LANCET_VIDEO_REQ_CLIP:
-      for (uint64_t f = 0; f < n; ++f) {
-        const double time = t.Seconds(packets[t.order[f]].pts);
-        if (time >= request.t0 && time < request.t1 && (!keys_only || is_key(t.order[f]))) frames.push_back(f);
+    case LANCET_VIDEO_REQ_CLIP: {
+      uint64_t surely = 0;  // frames of GOPs wholly inside the window: a lower bound
+      for (uint32_t g = 0; g < gops.size(); ++g) {
+        const GopRecord& r = gops[g];
+        if (s.keys_only) {
+          const double key = t.Seconds(r.key_pts);
+          if (key >= request.t0 && key < request.t1) {
+            Need(s, g, kNeedKey);
+            ++surely;
+          }
+          continue;
+        }
+        const double first = t.Seconds(r.first_pts), last = t.Seconds(r.last_pts);
+        if (!(first < request.t1 && last >= request.t0)) continue;
+        Need(s, g, kNeedWhole);
+        if (first >= request.t0 && last < request.t1) surely += r.frame_count;
+        if (request.t0 <= t.Seconds(r.key_pts)) pull_previous(g);
       }
+      if (!s.clip) CheckCount(surely);
       break;
+    }
     case LANCET_VIDEO_REQ_FRAMES:
       CheckCount(request.frames.size());
       for (uint64_t f : request.frames) {
@@ -82,63 +105,157 @@ Selection Select(const Timeline& t, const Request& request) {
           Fail(LANCET_MEDIA_EINVAL,
                "frame index " + std::to_string(f) + " is out of range: the video has " + std::to_string(n) + " frames");
         }
-        frames.push_back(f);
+        s.frames.push_back(f);
+      }
+      std::sort(s.frames.begin(), s.frames.end());
+      s.frames.erase(std::unique(s.frames.begin(), s.frames.end()), s.frames.end());
+      for (uint64_t f : s.frames) {
+        const uint32_t g = t.GopOfFrame(f);
+        Need(s, g, kNeedWhole);
+        if (f - gops[g].first_packet < gops[g].leading_count) pull_previous(g);
       }
       break;
     case LANCET_VIDEO_REQ_TIMESTAMPS: {
       CheckCount(request.times.size());
-      std::vector<uint64_t> candidates;
-      for (uint64_t f = 0; f < n; ++f) {
-        if (!keys_only || is_key(t.order[f])) candidates.push_back(f);
-      }
       const double end = t.Seconds(t.end_pts);
       for (double time : request.times) {
-        // The frame shown at `time` is the last one that started at or before it.
-        auto it = std::upper_bound(candidates.begin(), candidates.end(), time,
-                                   [&](double v, uint64_t f) { return v < t.Seconds(packets[t.order[f]].pts); });
-        if (it == candidates.begin() || time >= end) continue;
-        frames.push_back(*(it - 1));
+        // The frame shown at `time` is the last one that started at or before it: in the
+        // last GOP starting at or before it.
+        auto it = std::upper_bound(gops.begin(), gops.end(), time, [&](double v, const GopRecord& r) {
+          return v < t.Seconds(s.keys_only ? r.key_pts : r.first_pts);
+        });
+        if (it == gops.begin() || time >= end) continue;
+        const uint32_t g = static_cast<uint32_t>(it - gops.begin() - 1);
+        s.times.emplace_back(time, g);
+        if (s.keys_only) {
+          Need(s, g, kNeedKey);
+        } else {
+          Need(s, g, kNeedWhole);
+          if (time < t.Seconds(gops[g].key_pts)) pull_previous(g);
+        }
       }
       break;
     }
     default:
       Fail(LANCET_MEDIA_EINVAL, "request kind is unknown");
   }
-  std::sort(frames.begin(), frames.end());
-  frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
-  if (!s.clip) CheckCount(frames.size());
+  return s;
+}
 
-  s.need_end.assign(gops.size(), -1);
-  auto need = [&](uint32_t g, int64_t packet) { s.need_end[g] = std::max(s.need_end[g], packet); };
-  for (uint64_t f : frames) {
-    const uint32_t packet = t.order[f];
-    const uint32_t g = t.gop_of[packet];
-    s.targets.push_back(packet);
-    s.frames.push_back(f);
-    need(g, packet);
-    // Leading frames of an open GOP reference the GOP before: decode all of it first.
-    if (g > 0 && (gops[g].flags & LANCET_VIDEO_GOP_OPEN) && IsLeading(t, packet)) {
-      need(g - 1, gops[g - 1].first_packet + gops[g - 1].packet_count - 1);
+Plan Resolve(const Timeline& t, const Selection& s, const Request& request, const LancetMediaRange* ranges,
+             const uint8_t* const* range_data, uint64_t range_count) {
+  const auto& gops = t.index->gops;
+  Plan plan;
+  plan.tables.resize(gops.size());
+  plan.bytes.resize(gops.size());
+  plan.need_end.assign(gops.size(), -1);
+  std::vector<std::vector<uint32_t>> orders(gops.size());
+  // Find each needed table and packet: they come in rising offsets, so sweep the ranges
+  // once, keeping the one reaching furthest. A GOP may span several ranges.
+  std::vector<uint64_t> sorted(range_count);
+  std::iota(sorted.begin(), sorted.end(), uint64_t{0});
+  std::sort(sorted.begin(), sorted.end(), [&](uint64_t a, uint64_t b) { return ranges[a].offset < ranges[b].offset; });
+  size_t next = 0;
+  uint64_t best = UINT64_MAX, best_end = 0;
+  auto locate = [&](uint64_t start, uint64_t length, uint32_t g) -> const uint8_t* {
+    while (next < sorted.size() && ranges[sorted[next]].offset <= start) {
+      const LancetMediaRange& range = ranges[sorted[next]];
+      const uint64_t end = range.length > UINT64_MAX - range.offset ? UINT64_MAX : range.offset + range.length;
+      if (end > best_end && (range.length == 0 || range_data[sorted[next]] != nullptr)) {
+        best = sorted[next];
+        best_end = end;
+      }
+      ++next;
+    }
+    if (best == UINT64_MAX || best_end < start + length) {
+      Fail(LANCET_MEDIA_EINVAL, "the given ranges do not hold GOP " + std::to_string(g) + "'s bytes " +
+                                    std::to_string(start) + " to " + std::to_string(start + length));
+    }
+    return range_data[best] + (start - ranges[best].offset);
+  };
+  for (uint32_t g = 0; g < gops.size(); ++g) {
+    if (s.need[g] == kNeedNone) continue;
+    const GopRecord& r = gops[g];
+    const uint8_t* table = locate(r.offset, r.table_size, g);
+    plan.tables[g] = ReadPacketTable(table, r.table_size, r, g);
+    const uint32_t count = s.need[g] == kNeedKey ? 1 : r.packet_count;
+    plan.bytes[g].reserve(count);
+    for (uint32_t k = 0; k < count; ++k) {
+      const PacketRecord& p = plan.tables[g][k];
+      plan.bytes[g].push_back(locate(p.offset, p.size, g));
+    }
+    orders[g] = PtsOrder(plan.tables[g], g);
+  }
+  auto add = [&](uint32_t g, uint32_t rank) {
+    const uint32_t k = orders[g][rank];
+    plan.targets.push_back({g, k, gops[g].first_packet + uint64_t{rank}, plan.tables[g][k].pts});
+  };
+  switch (request.kind) {
+    case LANCET_VIDEO_REQ_WINDOW:
+    case LANCET_VIDEO_REQ_CLIP:
+      for (uint32_t g = 0; g < gops.size(); ++g) {
+        for (uint32_t rank = 0; rank < orders[g].size(); ++rank) {
+          const PacketRecord& p = plan.tables[g][orders[g][rank]];
+          const double time = t.Seconds(p.pts);
+          if (time >= request.t0 && time < request.t1 && (!s.keys_only || orders[g][rank] == 0)) add(g, rank);
+        }
+      }
+      break;
+    case LANCET_VIDEO_REQ_FRAMES:
+      for (uint64_t f : s.frames) {
+        const uint32_t g = t.GopOfFrame(f);
+        add(g, static_cast<uint32_t>(f - gops[g].first_packet));
+      }
+      break;
+    case LANCET_VIDEO_REQ_TIMESTAMPS:
+      for (const auto& [time, g] : s.times) {
+        if (s.keys_only) {
+          add(g, gops[g].leading_count);  // the keyframe's rank: after the leading frames
+          continue;
+        }
+        uint32_t rank = 0;
+        while (rank + 1 < orders[g].size() && t.Seconds(plan.tables[g][orders[g][rank + 1]].pts) <= time) ++rank;
+        add(g, rank);
+      }
+      break;
+    default:
+      Fail(LANCET_MEDIA_EINVAL, "request kind is unknown");
+  }
+  std::sort(plan.targets.begin(), plan.targets.end(),
+            [](const Target& a, const Target& b) { return a.frame < b.frame; });
+  plan.targets.erase(std::unique(plan.targets.begin(), plan.targets.end(),
+                                 [](const Target& a, const Target& b) { return a.frame == b.frame; }),
+                     plan.targets.end());
+  if (!s.clip) CheckCount(plan.targets.size());
+  auto need = [&](uint32_t g, int64_t packet) {
+    if (plan.bytes[g].size() <= static_cast<uint64_t>(packet)) {
+      Fail(LANCET_MEDIA_EINTERNAL, "GOP " + std::to_string(g) + " was not planned");
+    }
+    plan.need_end[g] = std::max(plan.need_end[g], packet);
+  };
+  for (const Target& x : plan.targets) {
+    need(x.gop, x.packet);
+    if (x.gop > 0 && plan.tables[x.gop][x.packet].pts < gops[x.gop].key_pts) {
+      need(x.gop - 1, gops[x.gop - 1].packet_count - 1);
     }
   }
   if (s.clip) {
     for (uint32_t g = 0; g < gops.size(); ++g) {
-      if (s.need_end[g] >= 0) s.need_end[g] = gops[g].first_packet + gops[g].packet_count - 1;
+      if (plan.need_end[g] >= 0) plan.need_end[g] = gops[g].packet_count - 1;
     }
   }
-  return s;
+  return plan;
 }
 
-std::vector<Run> Runs(const Timeline& t, const Selection& s) {
+std::vector<Run> Runs(const Plan& plan) {
   std::vector<Run> runs;
-  for (uint32_t g = 0; g < s.need_end.size(); ++g) {
-    if (s.need_end[g] < 0) continue;
-    const uint32_t first = t.index->gops[g].first_packet;
-    const uint32_t last = static_cast<uint32_t>(s.need_end[g]);
-    if (!runs.empty() && runs.back().last + 1 == first) {
-      runs.back().last = last;
+  for (uint32_t g = 0; g < plan.need_end.size(); ++g) {
+    if (plan.need_end[g] < 0) continue;
+    if (!runs.empty() && runs.back().last + 1 == g &&
+        plan.need_end[g - 1] + 1 == static_cast<int64_t>(plan.tables[g - 1].size())) {
+      runs.back().last = g;
     } else {
-      runs.push_back({first, last});
+      runs.push_back({g, g});
     }
   }
   return runs;

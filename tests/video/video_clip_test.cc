@@ -55,7 +55,7 @@ TEST_P(VideoClipTest, ClipIsAPlayableMp4OfTheOriginalFrames) {
   // Whole GOPs: each range starts at a GOP and ends where one ends.
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
-  ParseEntries(blob_.entries, &gops, &packets);
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
   for (const auto& r : e.ranges) {
     bool whole = false;
     for (const auto& g : gops) whole |= g.offset == r.offset && g.size == r.length;

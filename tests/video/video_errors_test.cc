@@ -174,6 +174,35 @@ TEST_F(VideoErrorsTest, DamagedStoredBytesAreErrorsNotCrashes) {
   }
 }
 
+TEST_F(VideoErrorsTest, EntriesVersion1IsRejected) {
+  auto en = blob_.entries;
+  en[4] = 1;
+  auto plan = plugin_->Plan(blob_.stream_info, en, WindowRequest(0, 1), blob_.stored.size());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
+  EXPECT_NE(plan.status().message().find("entries version 1 not supported"), std::string::npos)
+      << plan.status().ToString();
+}
+
+// The packet tables at each GOP's head are read by decode only: damage there is an error
+// (or, for a field decode does not check, a different picture), never a crash.
+TEST_F(VideoErrorsTest, DamagedPacketTablesAreErrorsNotCrashes) {
+  std::vector<GopFields> gops;
+  std::vector<PacketFields> packets;
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
+  const std::vector<uint8_t> request = FramesRequest({0, 3}, {.threads = 1});
+  ASSERT_OK_AND_ASSIGN(auto want, Extract(*plugin_, blob_, request));
+  std::mt19937 rng(13);
+  for (int round = 0; round < 64; ++round) {
+    Blob damaged = blob_;
+    const uint64_t at = gops[0].offset + rng() % gops[0].table_size;
+    damaged.stored[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    (void)DecodeRanges(*plugin_, damaged, request, want.ranges);
+  }
+  // A table that cannot be in the range given is a missing-bytes error.
+  EXPECT_FALSE(DecodeRanges(*plugin_, blob_, request, {{gops[0].offset, gops[0].table_size - 1}}).ok());
+}
+
 TEST_F(VideoErrorsTest, ConcurrentDecodesAgreeAndTinyPushesIngestTheSame) {
   const auto request = WindowRequest(0.2, 1.1, {.threads = 1});
   ASSERT_OK_AND_ASSIGN(auto want, Extract(*plugin_, blob_, request));

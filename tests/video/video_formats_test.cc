@@ -84,16 +84,26 @@ TEST_P(VideoFormatsTest, IngestDescribesTheStream) {
   EXPECT_EQ(si.gop_count, keys);
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
-  ParseEntries(blob_.entries, &gops, &packets);
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
   ASSERT_EQ(packets.size(), ref_->size());
   ASSERT_EQ(gops.size(), keys);
+  // GOP after GOP, each its packet table then its packets back to back.
   uint64_t offset = 0;
-  for (const auto& p : packets) {
-    EXPECT_EQ(p.offset, offset);
-    offset += p.size;
+  for (const auto& g : gops) {
+    EXPECT_EQ(g.offset, offset);
+    uint64_t at = g.offset + g.table_size;
+    for (uint32_t i = g.first_packet; i < g.first_packet + g.packet_count; ++i) {
+      EXPECT_EQ(packets[i].offset, at);
+      EXPECT_EQ((packets[i].flags & LANCET_VIDEO_PACKET_KEY) != 0, i == g.first_packet);
+      at += packets[i].size;
+    }
+    EXPECT_EQ(at, g.offset + g.size);
+    EXPECT_EQ(g.key_size, packets[g.first_packet].size);
+    offset += g.size;
   }
   EXPECT_EQ(offset, blob_.stored.size());
-  for (const auto& g : gops) EXPECT_TRUE(packets[g.first_packet].flags & LANCET_VIDEO_PACKET_KEY);
+  // Entries hold one record per GOP, nothing per packet.
+  EXPECT_EQ(blob_.entries.size(), LANCET_VIDEO_ENTRIES_HEADER_SIZE + LANCET_VIDEO_GOP_RECORD_SIZE * gops.size());
 }
 
 TEST_P(VideoFormatsTest, WholeWindowIsPixelIdentical) {
@@ -111,7 +121,7 @@ TEST_P(VideoFormatsTest, MidWindowIsPixelIdentical) {
   // Ranges start at GOP starts and end inside the blob.
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
-  ParseEntries(blob_.entries, &gops, &packets);
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
   for (const auto& r : e.ranges) {
     EXPECT_TRUE(std::any_of(gops.begin(), gops.end(), [&](const GopFields& g) { return g.offset == r.offset; }));
   }
@@ -150,18 +160,16 @@ TEST_P(VideoFormatsTest, TimestampsPickTheFrameShown) {
   ExpectFrames(e, {0, 5, 19});
 }
 
-TEST_P(VideoFormatsTest, KeyframesOnlyIsExactlyTheKeyPackets) {
+TEST_P(VideoFormatsTest, KeyframesOnlyIsExactlyTheTablesAndKeyPackets) {
   const double t0 = ref_->time(0), t1 = ref_->time(ref_->size() - 1) + 1;
   ASSERT_OK_AND_ASSIGN(auto e,
                        Extract(*plugin_, blob_, WindowRequest(t0, t1, {.flags = LANCET_VIDEO_FLAG_KEYFRAMES_ONLY})));
   ExpectFrames(e, InWindow(t0, t1, true));
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
-  ParseEntries(blob_.entries, &gops, &packets);
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
   std::vector<io::ByteRange> want;
-  for (const auto& p : packets) {
-    if (p.flags & LANCET_VIDEO_PACKET_KEY) want.push_back({p.offset, p.size});
-  }
+  for (const auto& g : gops) want.push_back({g.offset, uint64_t{g.table_size} + g.key_size});
   EXPECT_EQ(e.ranges, want);
 }
 
@@ -183,7 +191,7 @@ TEST_P(VideoFormatsTest, CoveringRangesDecodeTheSame) {
 TEST_P(VideoFormatsTest, OpenGopLeadingFramesDecodeFromTheGopBefore) {
   std::vector<GopFields> gops;
   std::vector<PacketFields> packets;
-  ParseEntries(blob_.entries, &gops, &packets);
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
   size_t tested = 0;
   for (size_t g = 1; g < gops.size(); ++g) {
     if (!(gops[g].flags & LANCET_VIDEO_GOP_OPEN)) continue;

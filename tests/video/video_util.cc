@@ -229,24 +229,31 @@ StreamInfoFields ParseStreamInfo(const std::vector<uint8_t>& b) {
   return s;
 }
 
-void ParseEntries(const std::vector<uint8_t>& b, std::vector<GopFields>* gops, std::vector<PacketFields>* packets) {
-  ASSERT_GE(b.size(), 24u);
+void ParseEntries(const std::vector<uint8_t>& b, const std::vector<uint8_t>& stored, std::vector<GopFields>* gops,
+                  std::vector<PacketFields>* packets) {
+  ASSERT_GE(b.size(), LANCET_VIDEO_ENTRIES_HEADER_SIZE);
   const uint8_t* p = b.data();
   ASSERT_EQ(U32(p), LANCET_VIDEO_ENTRIES_MAGIC);
+  ASSERT_EQ(p[4] | (p[5] << 8), LANCET_VIDEO_ENTRIES_VERSION);
   const uint32_t g = U32(p + 8);
   const uint64_t n = U64(p + 16);
-  ASSERT_EQ(b.size(), 24 + 48ull * g + 32 * n);
+  ASSERT_EQ(b.size(), LANCET_VIDEO_ENTRIES_HEADER_SIZE + uint64_t{LANCET_VIDEO_GOP_RECORD_SIZE} * g);
   gops->clear();
   packets->clear();
   for (uint32_t i = 0; i < g; ++i) {
-    const uint8_t* r = p + 24 + 48 * i;
-    gops->push_back({U64(r), U64(r + 8), U32(r + 32), U32(r + 36), U32(r + 44)});
+    const uint8_t* r = p + LANCET_VIDEO_ENTRIES_HEADER_SIZE + LANCET_VIDEO_GOP_RECORD_SIZE * i;
+    GopFields f{U64(r), U64(r + 8), U32(r + 48), U32(r + 52), U32(r + 60), U32(r + 64), U32(r + 68)};
+    gops->push_back(f);
+    // The GOP's packet table at its head in the stored stream; offsets made absolute.
+    ASSERT_LE(f.offset + f.table_size, stored.size());
+    ASSERT_EQ(f.table_size, uint64_t{LANCET_VIDEO_PACKET_RECORD_SIZE} * f.packet_count);
+    for (uint32_t k = 0; k < f.packet_count; ++k) {
+      const uint8_t* t = stored.data() + f.offset + LANCET_VIDEO_PACKET_RECORD_SIZE * k;
+      packets->push_back({f.offset + f.table_size + U64(t), U32(t + 8), U32(t + 12), static_cast<int64_t>(U64(t + 16)),
+                          static_cast<int64_t>(U64(t + 24))});
+    }
   }
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint8_t* r = p + 24 + 48 * g + 32 * i;
-    packets->push_back(
-        {U64(r), U32(r + 8), U32(r + 12), static_cast<int64_t>(U64(r + 16)), static_cast<int64_t>(U64(r + 24))});
-  }
+  ASSERT_EQ(packets->size(), n);
 }
 
 Result<media::DecodedOutput> DecodeRanges(const media::MediaPlugin& plugin, const Blob& blob,
