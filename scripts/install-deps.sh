@@ -25,7 +25,7 @@ APT_PACKAGES=(
   protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libssl-dev
-  git ca-certificates curl ccache
+  git ca-certificates curl ccache time
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libavutil-dev zlib1g-dev
 )
 
