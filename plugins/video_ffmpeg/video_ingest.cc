@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 extern "C" {
@@ -100,7 +101,26 @@ void Open(Spool& spool, Demuxer& d) {
   if (d.packet == nullptr) Fail(LANCET_MEDIA_ENOMEM, "out of memory for a packet");
 }
 
-int ChooseStream(const Config& config, AVFormatContext* format) {
+// A blob holds one stream; the others are not lost silently: the user hears which ones
+// stay behind (the ABI has no warning channel, so stderr it is).
+void WarnDroppedStreams(const AVFormatContext* format, int kept) {
+  unsigned dropped = 0;
+  std::string kinds;
+  for (unsigned i = 0; i < format->nb_streams; ++i) {
+    if (static_cast<int>(i) == kept) continue;
+    ++dropped;
+    const char* kind = av_get_media_type_string(format->streams[i]->codecpar->codec_type);
+    if (kinds.find(kind != nullptr ? kind : "unknown") == std::string::npos) {
+      kinds += (kinds.empty() ? "" : ", ") + std::string(kind != nullptr ? kind : "unknown");
+    }
+  }
+  if (dropped > 0) {
+    std::fprintf(stderr, "lancet_video_ffmpeg: warning: kept video stream %d, dropped %u other stream(s) (%s)\n",
+                 kept, dropped, kinds.c_str());
+  }
+}
+
+int ChooseVideoStream(const Config& config, AVFormatContext* format) {
   if (config.stream >= 0) {
     if (static_cast<unsigned>(config.stream) >= format->nb_streams) {
       Fail(LANCET_MEDIA_EINVAL, "config stream=" + std::to_string(config.stream) + " but the source has " +
@@ -113,6 +133,12 @@ int ChooseStream(const Config& config, AVFormatContext* format) {
   }
   int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (index < 0) Fail(LANCET_MEDIA_ECORRUPT, "the source has no video stream");
+  return index;
+}
+
+int ChooseStream(const Config& config, AVFormatContext* format) {
+  int index = ChooseVideoStream(config, format);
+  WarnDroppedStreams(format, index);
   return index;
 }
 

@@ -104,6 +104,12 @@ TEST_F(VideoErrorsTest, ConfigKeys) {
   // stream=N must name a video stream.
   const std::string av = MakeVideo("25", 1, "-f lavfi -i sine=duration=1 " + std::string(kArgs) + " -c:a aac", "mkv");
   ASSERT_FALSE(av.empty());
+  // The default keeps the video stream and says which streams stay behind.
+  ::testing::internal::CaptureStderr();
+  auto kept = Ingest(*threaded, ReadFile(av));
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_NE(warning.find("kept video stream 0, dropped 1 other stream(s) (audio)"), std::string::npos) << warning;
   ASSERT_OK_AND_ASSIGN(auto audio_stream, media::MediaPlugin::Load(spec("stream=1")));
   EXPECT_FALSE(Ingest(*audio_stream, ReadFile(av)).ok());
   ASSERT_OK_AND_ASSIGN(auto missing, media::MediaPlugin::Load(spec("stream=7")));
