@@ -1,59 +1,10 @@
 // lancet: command-line access to Lance datasets.
-#include <CLI/CLI.hpp>
-
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <exception>
-#include <vector>
 
 #include "lancet/cli_common.h"
-#include "lancet/commands.h"
-
-namespace {
-
-int Main(int argc, char** argv) {
-  using namespace lancet::cli;
-  CLI::App app("lancet: read and write Lance datasets", "lancet");
-  app.set_version_flag("--version", "lancet " LANCET_VERSION);
-  app.require_subcommand(1);
-  // Accepted before or after the command, since subcommands fall through to it.
-  std::vector<std::string> storage_options;
-  app.add_option("--storage-option", storage_options,
-                 "KEY=VALUE for s3:// datasets (aws_endpoint, aws_region, allow_http, aws_access_key_id, ...); "
-                 "repeatable; the AWS_* environment fills in the rest")
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false);
-  app.fallthrough();
-  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddTakeCommand(app),
-                                   AddBlobCommand(app),    AddDumpCommand(app),    AddImportCommand(app),
-                                   AddExportCommand(app),  AddIngestCommand(app),  AddDeleteCommand(app),
-                                   AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
-                                   AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app),
-                                   AddExtractFrameCommand(app), AddExtractClipCommand(app)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help and --version arrive as "errors" with exit code 0.
-    if (e.get_exit_code() == 0) return app.exit(e);
-    return ReportUsage(e.what());
-  }
-  if (lancet::Status st = SetStorageOptions(storage_options); !st.ok()) return ReportUsage(st.message());
-  for (const Command& c : commands) {
-    if (!c.app->parsed()) continue;
-    const int rc = c.run();
-    // Output still buffered goes now, so a closed pipe is told apart from other failures.
-    if (std::fflush(stdout) != 0 && !StdoutClosedEarly()) {
-      std::fprintf(stderr, "lancet: <stdout>: write failed: %s\n", std::strerror(errno));
-      return kExitFailure;
-    }
-    return StdoutClosedEarly() ? kExitOk : rc;
-  }
-  return ReportUsage("no command given");
-}
-
-}  // namespace
+#include "lancet/cli_main.h"
 
 int main(int argc, char** argv) {
   // A reader that stops early (`lancet scan X | head -1`) must not kill lancet with
@@ -62,7 +13,7 @@ int main(int argc, char** argv) {
   // CLI11 reports parse problems with exceptions; nothing else in lancet throws,
   // but an allocation failure must still end with a message rather than abort.
   try {
-    return Main(argc, argv);
+    return lancet::cli::RunMain(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lancet: %s\n", e.what());
     return lancet::cli::kExitFailure;

@@ -1,0 +1,56 @@
+// The lancet command line: every command parsed and run (main() lives in main.cc so that
+// it compiles without CLI11, which costs seconds per file).
+#include "lancet/cli_main.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "lancet/cli_common.h"
+#include "lancet/commands.h"
+
+namespace lancet::cli {
+
+int RunMain(int argc, char** argv) {
+  CLI::App app("lancet: read and write Lance datasets", "lancet");
+  app.set_version_flag("--version", "lancet " LANCET_VERSION);
+  app.require_subcommand(1);
+  // Accepted before or after the command, since subcommands fall through to it.
+  std::vector<std::string> storage_options;
+  app.add_option("--storage-option", storage_options,
+                 "KEY=VALUE for s3:// datasets (aws_endpoint, aws_region, allow_http, aws_access_key_id, ...); "
+                 "repeatable; the AWS_* environment fills in the rest")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.fallthrough();
+  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddTakeCommand(app),
+                                   AddBlobCommand(app),    AddDumpCommand(app),    AddImportCommand(app),
+                                   AddExportCommand(app),  AddIngestCommand(app),  AddDeleteCommand(app),
+                                   AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
+                                   AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app),
+                                   AddExtractFrameCommand(app), AddExtractClipCommand(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive as "errors" with exit code 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    return ReportUsage(e.what());
+  }
+  if (lancet::Status st = SetStorageOptions(storage_options); !st.ok()) return ReportUsage(st.message());
+  for (const Command& c : commands) {
+    if (!c.app->parsed()) continue;
+    const int rc = c.run();
+    // Output still buffered goes now, so a closed pipe is told apart from other failures.
+    if (std::fflush(stdout) != 0 && !StdoutClosedEarly()) {
+      std::fprintf(stderr, "lancet: <stdout>: write failed: %s\n", std::strerror(errno));
+      return kExitFailure;
+    }
+    return StdoutClosedEarly() ? kExitOk : rc;
+  }
+  return ReportUsage("no command given");
+}
+
+}  // namespace lancet::cli
