@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "encoding/decoders.h"
+#include "format/file_constants.h"
 #include "format/assemble.h"
 #include "format/block_builder.h"
 #include "format/lance_schema.h"
@@ -41,12 +42,9 @@ bool IsLeafField(const Field& field) {
 namespace {
 
 constexpr uint64_t kFooterSize = 40;
-constexpr char kMagic[4] = {'L', 'A', 'N', 'C'};
 // The first read fetches this much of the file's tail, which normally covers the
 // footer, offset tables, column metadata and schema at once.
 constexpr uint64_t kTailReadSize = 64 * 1024;
-constexpr const char* kPageLayoutUrl = "/lance.encodings21.PageLayout";
-constexpr const char* kColumnEncodingUrl = "/lance.encodings.ColumnEncoding";
 
 template <typename T>
 T Load(const uint8_t* p) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <set>
 
+#include "format/file_constants.h"
 #include "format/lance_schema.h"
 #include "format/page_encoder.h"
 #include "format/repdef_writer.h"
@@ -27,9 +28,6 @@ namespace pbv2 = ::lance::file::v2;
 constexpr uint64_t kBufferAlignment = 64;
 constexpr uint8_t kBufferPad = 0x48;
 constexpr uint16_t kMajorVersion = 2;
-constexpr char kMagic[4] = {'L', 'A', 'N', 'C'};
-constexpr const char* kPageLayoutUrl = "/lance.encodings21.PageLayout";
-constexpr const char* kColumnEncodingUrl = "/lance.encodings.ColumnEncoding";
 // A mini-block chunk holds at most 32767 raw levels; runs of null/empty lists are
 // the only levels that cannot be split by value, so a page ends before they get long.
 constexpr uint64_t kMaxInvisibleRun = 8192;

@@ -1,5 +1,6 @@
 // Lance 2.0 FileReader (see v20_reader.h). Pages are decoded whole (2.0 pages are
 // small and their encodings have no per-row index), once per ReadRange/Take call.
+#include "format/file_constants.h"
 #include "format/v20_reader.h"
 
 #include <google/protobuf/any.pb.h>
@@ -18,7 +19,6 @@ namespace lancet::format::internal {
 namespace {
 
 constexpr const char* kArrayEncodingUrl = "/lance.encodings.ArrayEncoding";
-constexpr const char* kColumnEncodingUrl = "/lance.encodings.ColumnEncoding";
 
 bool IsList(const DataType& t) { return t.id == TypeId::kList || t.id == TypeId::kLargeList; }
 

@@ -9,7 +9,7 @@ namespace {
 // run at once.
 constexpr size_t kParallelObjects = 8;
 
-std::string RangeText(uint64_t offset, uint64_t length) {
+std::string OffsetRangeText(uint64_t offset, uint64_t length) {
   return "[" + std::to_string(offset) + ", " + std::to_string(offset) + "+" + std::to_string(length) + ")";
 }
 
@@ -59,7 +59,7 @@ Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
       loc.length = size - r.offset;
     }
     if (loc.offset > size || loc.length > size - loc.offset) {
-      return Status::Corruption(r.object + ": blob descriptor range " + RangeText(loc.offset, loc.length) +
+      return Status::Corruption(r.object + ": blob descriptor range " + OffsetRangeText(loc.offset, loc.length) +
                                 " is past the end of the " + std::to_string(size) + "-byte object");
     }
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "table/blob_input.h"
 #include "table/blob_info.h"
 #include "table/commit.h"
 #include "table/compaction_blobs.h"
@@ -21,13 +22,6 @@ using lance::table::Manifest;
 
 constexpr uint64_t kMaxRowsPerFragment = uint64_t{1} << 32;
 
-bool HasBlob(const Field& f) {
-  if (IsBlobV2Field(f)) return true;
-  for (const Field& c : f.type.children) {
-    if (HasBlob(c)) return true;
-  }
-  return false;
-}
 
 // Fragment ids to rewrite together, in id order (optimize.rs `plan_compaction`).
 std::vector<std::vector<uint64_t>> PlanGroups(const std::vector<FragmentInfo>& frags,
@@ -246,7 +240,7 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
   CompactionMetrics metrics;
   metrics.version = dataset.version();
   for (const Field& f : dataset.schema().fields) {
-    if (!IsBlobV2Field(f) && HasBlob(f)) {
+    if (!IsBlobV2Field(f) && HasBlobField(f)) {
       return Status::NotSupported(root + ": compaction of datasets with a Blob V2 column inside '" + f.name +
                                   "' is not supported yet (top-level blob columns are)");
     }

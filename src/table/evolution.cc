@@ -8,6 +8,7 @@
 #include <set>
 
 #include "format/lance_schema.h"
+#include "table/blob_input.h"
 #include "table/commit.h"
 #include "table/evolution_cast.h"
 #include "table/evolution_io.h"
@@ -29,13 +30,6 @@ bool IsBlobField(const lance::file::Field& f) {
   return it != f.metadata().end() && it->second == kBlobV2ExtensionName;
 }
 
-bool HasBlob(const Field& f) {
-  if (IsBlobV2Field(f)) return true;
-  for (const Field& c : f.type.children) {
-    if (HasBlob(c)) return true;
-  }
-  return false;
-}
 
 bool AllNullable(const Field& f) {
   if (!f.nullable) return false;
@@ -100,7 +94,7 @@ Status CheckNewNames(const Dataset& dataset, const std::vector<Field>& fields) {
     if (!names.insert(f.name).second) {
       return Status::InvalidArgument(dataset.uri() + ": column '" + f.name + "' already exists");
     }
-    if (HasBlob(f)) {
+    if (HasBlobField(f)) {
       return Status::NotSupported(dataset.uri() + ": column '" + f.name +
                                   "': adding Blob V2 columns is not supported yet");
     }
