@@ -37,6 +37,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/io/latency_store.h"
 #include "lancet/media/video.h"
@@ -53,16 +54,8 @@ using Clock = std::chrono::steady_clock;
 using lancet::Status;
 using lancet::table::Dataset;
 
-[[noreturn]] void Die(const std::string& msg) {
-  std::cerr << "bench_extract_frame: " << msg << "\n";
-  std::exit(2);
-}
-
-template <typename T>
-T Check(lancet::Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return std::move(*r);
-}
+using lancet::bench::Check;
+using lancet::bench::Die;
 
 struct Options {
   double minutes = 40;

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/table/dataset.h"
 #include "peer_rand.h"
@@ -40,16 +41,8 @@ namespace {
 
 constexpr uint64_t kLargeBlob = 1024 * 1024;  // bench.mjs LARGE_BLOB
 
-[[noreturn]] void Die(const std::string& msg) {
-  std::cerr << "blob_bench: " << msg << "\n";
-  std::exit(2);
-}
-
-template <typename T>
-T Check(lancet::Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return std::move(*r);
-}
+using lancet::bench::Check;
+using lancet::bench::Die;
 
 using lancet::bench::Rand;
 

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "lancet/io/latency_store.h"
 #include "lancet/media/extract.h"
 #include "lancet/media/index_columns.h"
@@ -52,16 +53,8 @@ using lancet::media::ExtractStats;
 using lancet::table::Dataset;
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void Die(const std::string& msg) {
-  std::cerr << "blob_info_bench: " << msg << "\n";
-  std::exit(2);
-}
-
-template <typename T>
-T Check(lancet::Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return std::move(*r);
-}
+using lancet::bench::Check;
+using lancet::bench::Die;
 
 struct Options {
   uint64_t rows = 2000, min_kib = 80, max_kib = 368, chunk_kib = 64, fragment_rows = 250;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/table/blob_write.h"
 #include "lancet/table/dataset.h"
@@ -52,16 +53,8 @@ struct Scratch {
 };
 Scratch g_scratch;
 
-[[noreturn]] void Die(const std::string& msg) {
-  std::cerr << "blob_ingest_stress: " << msg << "\n";
-  std::exit(2);
-}
-
-template <typename T>
-T Check(Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return std::move(*r);
-}
+using lancet::bench::Check;
+using lancet::bench::Die;
 
 double PeakRssMib() {
   rusage ru{};
