@@ -29,6 +29,15 @@ Result<std::unique_ptr<BlobFile>> BlobFile::Open(const table::Dataset& dataset, 
   return std::unique_ptr<BlobFile>(new BlobFile(std::move(location), std::move(file), options));
 }
 
+Result<std::unique_ptr<BlobFile>> BlobFile::Open(table::BlobLocation location,
+                                                 std::shared_ptr<io::RandomAccessFile> file,
+                                                 const BlobFileOptions& options) {
+  if (location.length > 0 && !file) {
+    return Status::InvalidArgument(location.object + ": BlobFile needs the open object of a non-empty blob");
+  }
+  return std::unique_ptr<BlobFile>(new BlobFile(std::move(location), std::move(file), options));
+}
+
 Status BlobFile::seek(uint64_t position) {
   if (position > size()) {
     return Status::InvalidArgument(location_.object + ": cannot seek to " + std::to_string(position) +

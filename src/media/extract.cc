@@ -5,25 +5,44 @@
 namespace lancet::media {
 namespace {
 
-// Resolve (descriptor and blob_info of every row in one projection) and plan: what
-// Extract and ResolveAndPlan share.
-Result<std::pair<ResolvedRows, std::vector<RowPlan>>> ResolveAndPlanRows(
-    const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
-    std::span<const uint8_t> request, const MediaPlugin& plugin, const ExtractOptions& options, ExtractStats* stats) {
-  ResolvedRows resolved;
-  {
-    StepTimer timer(&stats->resolve_ns);
-    ASSIGN_OR_RETURN(resolved, dataset.LocateBlobsWithInfo(column, rows, options.key));
-  }
-  ASSIGN_OR_RETURN(auto plans,
-                   PlanRows(resolved, rows, request, plugin, options, dataset.uri() + ": blob column '" + column + "'",
-                            "has no blob_info (it was stored inline or without a plugin); read its bytes with "
-                            "take_blobs",
-                            stats));
-  return std::make_pair(std::move(resolved), std::move(plans));
+const char* const kNoIndex =
+    "has no blob_info (it was stored inline or without a plugin); read its bytes with take_blobs";
+
+Result<std::vector<RowPlan>> PlanResolved(const ResolvedBlobs& resolved, std::span<const uint8_t> request,
+                                          const MediaPlugin& plugin, ExtractOptions options, ExtractStats* stats) {
+  options.key = resolved.key;  // rows are named as they were resolved
+  return PlanRows(resolved.blobs, resolved.rows, request, plugin, options, resolved.where, kNoIndex, stats);
+}
+
+Result<std::vector<std::optional<DecodedOutput>>> PlanReadDecode(const ResolvedBlobs& resolved,
+                                                                 std::span<const uint8_t> request,
+                                                                 const MediaPlugin& plugin,
+                                                                 const ExtractOptions& options, ExtractStats* stats) {
+  ASSIGN_OR_RETURN(auto plans, PlanResolved(resolved, request, plugin, options, stats));
+  return ReadAndDecode(*resolved.store, resolved.blobs, plans, request, plugin, options, stats);
 }
 
 }  // namespace
+
+Result<ResolvedBlobs> Resolve(const table::Dataset& dataset, const std::string& column,
+                              std::span<const uint64_t> rows, const ExtractOptions& options) {
+  ResolvedBlobs out;
+  out.store = dataset.store();
+  out.where = dataset.uri() + ": blob column '" + column + "'";
+  out.key = options.key;
+  out.rows.assign(rows.begin(), rows.end());
+  ASSIGN_OR_RETURN(out.blobs, dataset.LocateBlobsWithInfo(column, rows, options.key));
+  return out;
+}
+
+Result<std::vector<std::optional<DecodedOutput>>> Extract(const ResolvedBlobs& resolved,
+                                                          std::span<const uint8_t> request, const MediaPlugin& plugin,
+                                                          const ExtractOptions& options, ExtractStats* stats) {
+  ExtractStats local;
+  ExtractStats& st = stats ? *stats : local;
+  st = {};
+  return PlanReadDecode(resolved, request, plugin, options, &st);
+}
 
 Result<std::vector<std::optional<DecodedOutput>>> Extract(const table::Dataset& dataset, const std::string& column,
                                                           std::span<const uint64_t> rows,
@@ -32,8 +51,12 @@ Result<std::vector<std::optional<DecodedOutput>>> Extract(const table::Dataset& 
   ExtractStats local;
   ExtractStats& st = stats ? *stats : local;
   st = {};
-  ASSIGN_OR_RETURN(auto planned, ResolveAndPlanRows(dataset, column, rows, request, plugin, options, &st));
-  return ReadAndDecode(*dataset.store(), planned.first, planned.second, request, plugin, options, &st);
+  ResolvedBlobs resolved;
+  {
+    StepTimer timer(&st.resolve_ns);
+    ASSIGN_OR_RETURN(resolved, Resolve(dataset, column, rows, options));
+  }
+  return PlanReadDecode(resolved, request, plugin, options, &st);
 }
 
 Result<std::vector<std::optional<PlannedReads>>> ResolveAndPlan(
@@ -42,8 +65,13 @@ Result<std::vector<std::optional<PlannedReads>>> ResolveAndPlan(
   ExtractStats local;
   ExtractStats& st = stats ? *stats : local;
   st = {};
-  ASSIGN_OR_RETURN(auto planned, ResolveAndPlanRows(dataset, column, rows, request, plugin, options, &st));
-  return ToPlannedReads(rows.size(), std::move(planned.second));
+  ResolvedBlobs resolved;
+  {
+    StepTimer timer(&st.resolve_ns);
+    ASSIGN_OR_RETURN(resolved, Resolve(dataset, column, rows, options));
+  }
+  ASSIGN_OR_RETURN(auto plans, PlanResolved(resolved, request, plugin, options, &st));
+  return ToPlannedReads(rows.size(), std::move(plans));
 }
 
 }  // namespace lancet::media

@@ -16,7 +16,8 @@ Result<std::vector<RowPlan>> PlanRows(const ResolvedRows& resolved, std::span<co
   std::vector<RowPlan> plans;
   for (size_t i = 0; i < resolved.size(); ++i) {
     if (!resolved[i]) continue;
-    const auto& [loc, info] = *resolved[i];
+    const auto& loc = resolved[i]->location;
+    const auto& info = resolved[i]->info;
     if (!info) return Status::InvalidArgument(where + " " + RowName(options, rows[i]) + " " + no_index);
     if (info->blob_type != plugin.blob_type()) {
       return Status::InvalidArgument(where + " " + RowName(options, rows[i]) + " has blob_info of blob type " +
@@ -52,6 +53,7 @@ Result<std::vector<std::optional<DecodedOutput>>> ReadAndDecode(
   // Every object once, its ranges from all rows in one ReadMany so that near ranges of
   // different rows merge.
   struct ObjectReads {
+    std::shared_ptr<io::RandomAccessFile> file;  // opened by resolve, if it was
     std::vector<io::ByteRange> ranges;
     std::vector<BufferPtr> bytes;
   };
@@ -59,6 +61,7 @@ Result<std::vector<std::optional<DecodedOutput>>> ReadAndDecode(
   std::vector<size_t> first_read(plans.size());
   for (size_t p = 0; p < plans.size(); ++p) {
     ObjectReads& reads = objects[plans[p].object];
+    if (!reads.file) reads.file = resolved[plans[p].row]->object;
     first_read[p] = reads.ranges.size();
     reads.ranges.insert(reads.ranges.end(), plans[p].object_ranges.begin(), plans[p].object_ranges.end());
   }
@@ -66,8 +69,10 @@ Result<std::vector<std::optional<DecodedOutput>>> ReadAndDecode(
     StepTimer timer(&stats->read_ns);
     for (auto& [object, reads] : objects) {
       if (reads.ranges.empty()) continue;
-      ASSIGN_OR_RETURN(auto file, store.OpenRead(object));
-      ASSIGN_OR_RETURN(reads.bytes, file->ReadMany(reads.ranges, options.io));
+      if (!reads.file) {
+        ASSIGN_OR_RETURN(reads.file, store.OpenRead(object));
+      }
+      ASSIGN_OR_RETURN(reads.bytes, reads.file->ReadMany(reads.ranges, options.io));
       ++stats->objects;
     }
   }

@@ -67,6 +67,49 @@ FrameRequest FrameRequest::Timestamps(std::vector<double> seconds) {
   return r;
 }
 
+namespace {
+
+// ExtractFrames after resolve; adds to `st` (the callers reset it).
+Result<std::vector<std::optional<std::vector<Frame>>>> FramesOf(const ResolvedBlobs& resolved,
+                                                                const FrameRequest& request, const MediaPlugin& plugin,
+                                                                const ExtractOptions& options, ExtractFramesStats& st) {
+  ASSIGN_OR_RETURN(std::vector<uint8_t> req, video_wire::EncodeFrameRequest(request));
+  ExtractStats extract;
+  ASSIGN_OR_RETURN(auto outputs, Extract(resolved, req, plugin, options, &extract));
+  extract.resolve_ns = st.extract.resolve_ns;
+  st.extract = extract;
+  StepTimer timer(&st.extract.decode_ns);
+  ExtractOptions named = options;
+  named.key = resolved.key;
+  std::vector<std::optional<std::vector<Frame>>> out(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i]) continue;
+    auto frames = video_wire::ParseFrames(MetadataBytes(*outputs[i]), outputs[i]->data);
+    if (!frames.ok()) {
+      return Status::Corruption(resolved.where + " " + RowName(named, resolved.rows[i]) + ": plugin '" +
+                                plugin.name() + "' (" + plugin.library() +
+                                ") returned bad frames: " + frames.status().message());
+    }
+    for (const Frame& f : *frames) st.frame_bytes += f.bytes->size();
+    st.frames += frames->size();
+    out[i] = std::move(*frames);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(const ResolvedBlobs& resolved,
+                                                                     const FrameRequest& request,
+                                                                     const MediaPlugin& plugin,
+                                                                     const ExtractOptions& options,
+                                                                     ExtractFramesStats* stats) {
+  ExtractFramesStats local;
+  ExtractFramesStats& st = stats ? *stats : local;
+  st = {};
+  return FramesOf(resolved, request, plugin, options, st);
+}
+
 Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(
     const table::Dataset& dataset, const std::string& column, std::span<const uint64_t> rows,
     const FrameRequest& request, const MediaPlugin& plugin, const ExtractOptions& options,
@@ -74,22 +117,12 @@ Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(
   ExtractFramesStats local;
   ExtractFramesStats& st = stats ? *stats : local;
   st = {};
-  ASSIGN_OR_RETURN(std::vector<uint8_t> req, video_wire::EncodeFrameRequest(request));
-  ASSIGN_OR_RETURN(auto outputs, Extract(dataset, column, rows, req, plugin, options, &st.extract));
-  StepTimer timer(&st.extract.decode_ns);
-  std::vector<std::optional<std::vector<Frame>>> out(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i]) continue;
-    auto frames = video_wire::ParseFrames(MetadataBytes(*outputs[i]), outputs[i]->data);
-    if (!frames.ok()) {
-      return Status::Corruption(RowWhere(dataset, column, options, rows[i]) + ": plugin '" + plugin.name() + "' (" +
-                                plugin.library() + ") returned bad frames: " + frames.status().message());
-    }
-    for (const Frame& f : *frames) st.frame_bytes += f.bytes->size();
-    st.frames += frames->size();
-    out[i] = std::move(*frames);
+  ResolvedBlobs resolved;
+  {
+    StepTimer timer(&st.extract.resolve_ns);
+    ASSIGN_OR_RETURN(resolved, Resolve(dataset, column, rows, options));
   }
-  return out;
+  return FramesOf(resolved, request, plugin, options, st);
 }
 
 Result<Clip> ExtractClip(const table::Dataset& dataset, const std::string& column, uint64_t row, double t0,

@@ -15,14 +15,41 @@ std::string OffsetRangeText(uint64_t offset, uint64_t length) {
 
 }  // namespace
 
+std::shared_ptr<io::RandomAccessFile> OpenedObjects::Find(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = files_.find(path);
+  return it == files_.end() ? nullptr : it->second;
+}
+
+void OpenedObjects::Put(const std::string& path, std::shared_ptr<io::RandomAccessFile> file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capacity_ == 0 || !files_.emplace(path, std::move(file)).second) return;
+  order_.push_back(path);
+  while (order_.size() > capacity_) {
+    files_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
 Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
     const io::ObjectStore& store, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
-    BlobObjects* objects) {
+    BlobObjects* objects, OpenedObjects* cache) {
   std::vector<std::string> paths;
+  std::vector<bool> cacheable;
+  std::map<std::string, uint64_t> object_size;
   for (const auto& r : resolved) {
     if (!r || (r->length == 0 && !r->to_end) || objects->count(r->object)) continue;
+    const bool own = cache != nullptr && r->kind != BlobKind::kExternal;
+    if (own) {
+      if (auto file = cache->Find(r->object)) {
+        ASSIGN_OR_RETURN(object_size[r->object], file->Size());
+        (*objects)[r->object] = std::move(file);
+        continue;
+      }
+    }
     (*objects)[r->object] = nullptr;
     paths.push_back(r->object);
+    cacheable.push_back(own);
   }
   std::vector<Result<std::unique_ptr<io::RandomAccessFile>>> opened;
   opened.reserve(paths.size());
@@ -32,11 +59,12 @@ Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
     opened[i] = store.OpenRead(paths[i]);
     if (opened[i].ok()) sizes[i] = (*opened[i])->Size();
   });
-  std::map<std::string, uint64_t> object_size;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!opened[i].ok()) return opened[i].status().WithContext(context);
     ASSIGN_OR_RETURN(object_size[paths[i]], std::move(sizes[i]));
-    (*objects)[paths[i]] = opened[i].MoveValue();
+    std::shared_ptr<io::RandomAccessFile> file = opened[i].MoveValue();
+    if (cacheable[i]) cache->Put(paths[i], file);
+    (*objects)[paths[i]] = std::move(file);
   }
 
   std::vector<std::optional<BlobLocation>> out(resolved.size());

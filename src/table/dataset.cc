@@ -161,7 +161,8 @@ class DatasetImpl final : public Dataset {
   Result<std::vector<std::optional<BlobLocation>>> Locate(const std::string& column, std::span<const uint64_t> rows,
                                                           RowKey key, BlobObjects* objects) const {
     ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key));
-    return FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", objects);
+    return FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", objects,
+                                 &blob_objects_);
   }
 
  public:
@@ -172,10 +173,14 @@ class DatasetImpl final : public Dataset {
     ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key, &infos));
     BlobObjects objects;
     ASSIGN_OR_RETURN(auto located,
-                     FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", &objects));
+                     FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", &objects,
+                                           &blob_objects_));
     std::vector<std::optional<BlobWithInfo>> out(located.size());
     for (size_t i = 0; i < located.size(); ++i) {
-      if (located[i]) out[i] = BlobWithInfo{std::move(*located[i]), std::move(infos[i])};
+      if (!located[i]) continue;
+      auto it = objects.find(located[i]->object);
+      std::shared_ptr<io::RandomAccessFile> file = it == objects.end() ? nullptr : it->second;
+      out[i] = BlobWithInfo{std::move(*located[i]), std::move(infos[i]), std::move(file)};
     }
     return out;
   }
@@ -198,6 +203,7 @@ class DatasetImpl final : public Dataset {
   mutable std::mutex mu_;
   mutable std::map<std::string, std::shared_ptr<format::FileReader>> readers_;
   mutable std::map<size_t, std::shared_ptr<const Roaring>> deletions_;
+  mutable OpenedObjects blob_objects_;
 };
 
 Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectStore> store, std::string root,

@@ -184,11 +184,14 @@ TEST_F(BlobFileTest, DamagedSidecar) {
   ASSERT_OK_AND_ASSIGN(auto file, BlobFile::Open(*ds, "video", id));
   std::string sidecar = file->location().object;
   std::filesystem::resize_file(sidecar, file->location().offset + file->size() - 1);
+  // A dataset keeps the objects it opened (they never change); a new one sees the damage.
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(root));
   auto cut = BlobFile::Open(*ds, "video", id);
   ASSERT_FALSE(cut.ok());
   EXPECT_TRUE(cut.status().IsCorruption()) << cut.status().ToString();
   EXPECT_NE(cut.status().message().find(sidecar), std::string::npos) << cut.status().ToString();
   std::filesystem::remove(sidecar);
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(root));
   auto gone = BlobFile::Open(*ds, "video", id);
   ASSERT_FALSE(gone.ok());
   EXPECT_TRUE(gone.status().IsNotFound()) << gone.status().ToString();

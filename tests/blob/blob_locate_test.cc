@@ -7,6 +7,8 @@
 #include <set>
 
 #include "blob/blob_test_util.h"
+#include "lancet/blob/blob_file.h"
+#include "lancet/io/latency_store.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/write.h"
 #include "util/array_builder.h"
@@ -213,6 +215,8 @@ TEST(LocateBlobs, TruncatedAndMissingSidecar) {
   std::filesystem::resize_file(sidecar, locations[0]->length - 1);
   for (int pass = 0; pass < 2; ++pass) {
     SCOPED_TRACE(pass == 0 ? "truncated" : "missing");
+    // A dataset keeps the objects it opened (they never change); a new one sees the damage.
+    ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(root));
     auto located = ds->LocateBlobs("video", ids);
     ASSERT_FALSE(located.ok());
     EXPECT_TRUE(pass == 0 ? located.status().IsCorruption() : located.status().IsNotFound())
@@ -248,6 +252,41 @@ TEST(LocateBlobs, EmptyAndNullBlobsOpenNothing) {
     }
   }
   for (const auto& [path, reads] : store->AllReads()) EXPECT_FALSE(path.ends_with(".blob")) << path;
+}
+
+// Data files and sidecars never change once written, so a dataset opens each blob object
+// once: locating or taking the same rows again costs no open (no HEAD on object stores).
+TEST(LocateBlobs, OwnObjectsStayOpenAcrossCalls) {
+  if (!testing::HasCorpusDataset("blobs")) GTEST_SKIP() << "corpus absent";
+  json expected = testing::LoadExpected("blobs");
+  std::vector<uint64_t> ids;
+  for (const json& row : expected["snapshots"].back()["rows"]) {
+    json v = testing::BlobValue(row, "video");
+    if (!v.is_null() && U64(v["descriptor"]["size"]) > 0 && U64(v["descriptor"]["kind"]) != 3) {
+      ids.push_back(U64(row["_rowid"]));
+    }
+  }
+  ASSERT_GE(ids.size(), 2u);
+  auto store = io::WithLatency(io::LocalFileSystem(), std::chrono::microseconds(0));
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, testing::DatasetPath("blobs")));
+  ASSERT_OK_AND_ASSIGN(auto first, ds->TakeBlobs("video", ids));
+  const uint64_t opened = store->metadata_requests();
+  ASSERT_GT(opened, 0u);
+  ASSERT_OK_AND_ASSIGN(auto again, ds->TakeBlobs("video", ids));
+  ASSERT_OK_AND_ASSIGN(auto located, ds->LocateBlobs("video", ids));
+  EXPECT_EQ(store->metadata_requests(), opened);
+  for (size_t k = 0; k < ids.size(); ++k) {
+    ASSERT_TRUE(first[k] && again[k]);
+    EXPECT_EQ((*first[k])->view(), (*again[k])->view()) << "row id " << ids[k];
+  }
+
+  // A BlobFile on a location held by the caller reads through the object it is given.
+  ASSERT_OK_AND_ASSIGN(auto object, store->OpenRead(located[0]->object));
+  std::shared_ptr<io::RandomAccessFile> shared(std::move(object));
+  ASSERT_OK_AND_ASSIGN(auto file, BlobFile::Open(*located[0], shared));
+  ASSERT_OK_AND_ASSIGN(auto bytes, file->read_range(0, file->size()));
+  EXPECT_EQ(bytes->view(), (*first[0])->view());
+  EXPECT_EQ(BlobFile::Open(*located[0], nullptr).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(LocateBlobs, UnknownRowsAndColumns) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 
+#include "lancet/io/latency_store.h"
 #include "lancet/io/object_store.h"
 #include "lancet/media/video.h"
 #include "lancet/media/video_stream_info.h"
@@ -264,6 +265,37 @@ TEST_F(VideoExtract, OneFrameReadsOneGop) {
   EXPECT_EQ(all.read_requests - resolve.read_requests, 1u);
   EXPECT_LE(payload, largest + 4096);
   EXPECT_LT(payload, located[0]->location.length / 2);
+}
+
+// Rows resolved once: each later extraction costs its GOP reads alone (one request per
+// object, no descriptor read, no open or HEAD) and returns what a resolving call returns.
+TEST_F(VideoExtract, ResolvedOnceCostsOnlyTheGopReads) {
+  auto remote = io::WithLatency(store_, std::chrono::microseconds(0));
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(remote, *ds_root_));
+  const std::vector<uint64_t> rows = {0, 3};
+  ASSERT_OK_AND_ASSIGN(ResolvedBlobs resolved, Resolve(*ds, "video", rows));
+  ASSERT_EQ(resolved.blobs.size(), 2u);
+  ASSERT_TRUE(resolved.blobs[0] && resolved.blobs[0]->object);
+  for (double t0 : {0.2, 1.1, 2.3}) {
+    const FrameRequest request = FrameRequest::Window(t0, t0 + 0.5);
+    remote->stats().Reset();
+    const uint64_t heads = remote->metadata_requests();
+    ExtractFramesStats stats;
+    ASSERT_OK_AND_ASSIGN(auto held, ExtractFrames(resolved, request, *plugin_, {}, &stats));
+    EXPECT_EQ(remote->stats().Snapshot().read_requests, stats.extract.objects) << "window at " << t0;
+    EXPECT_EQ(remote->metadata_requests(), heads) << "window at " << t0;
+    EXPECT_EQ(stats.extract.resolve_ns, 0u);
+    ASSERT_OK_AND_ASSIGN(auto fresh, ExtractFrames(*ds, "video", rows, request, *plugin_));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(Indices(*held[i]), InWindow(rows[i], t0, t0 + 0.5, false));
+      EXPECT_EQ(Indices(*held[i]), Indices(*fresh[i]));
+      ExpectFramesMatch(rows[i], *held[i]);
+    }
+  }
+  // A dataset keeps its own blob objects open: resolving again needs no HEAD.
+  const uint64_t heads = remote->metadata_requests();
+  ASSERT_OK(Resolve(*ds, "video", rows).status());
+  EXPECT_EQ(remote->metadata_requests(), heads);
 }
 
 TEST_F(VideoExtract, ClipIsPlayableAndHoldsTheWindowFrames) {

@@ -33,6 +33,13 @@ class BlobFile {
                                                 table::RowKey key = table::RowKey::kRowId,
                                                 const BlobFileOptions& options = {});
 
+  /// Opens a blob located before (Dataset::LocateBlobs) through `file`, its object
+  /// already open (may be null for an empty blob): no descriptor read and no open, for
+  /// callers that read the same blob many times. InvalidArgument when `file` is null
+  /// for a non-empty blob.
+  static Result<std::unique_ptr<BlobFile>> Open(table::BlobLocation location, std::shared_ptr<io::RandomAccessFile> file,
+                                                const BlobFileOptions& options = {});
+
   /// The blob's length in bytes.
   uint64_t size() const { return location_.length; }
   /// The position the next read() starts at.
@@ -48,13 +55,13 @@ class BlobFile {
   const table::BlobLocation& location() const { return location_; }
 
  private:
-  BlobFile(table::BlobLocation location, std::unique_ptr<io::RandomAccessFile> file, const BlobFileOptions& options)
+  BlobFile(table::BlobLocation location, std::shared_ptr<io::RandomAccessFile> file, const BlobFileOptions& options)
       : location_(std::move(location)), file_(std::move(file)), options_(options) {}
   // [start, end) of the blob through the read-ahead window. REQUIRES: start <= end <= size().
   Result<BufferPtr> Fetch(uint64_t start, uint64_t end);
 
   table::BlobLocation location_;
-  std::unique_ptr<io::RandomAccessFile> file_;  // null for an empty blob
+  std::shared_ptr<io::RandomAccessFile> file_;  // null for an empty blob
   BlobFileOptions options_;
   uint64_t position_ = 0;
   BufferPtr window_;  // blob bytes [window_start_, window_start_ + window_->size())

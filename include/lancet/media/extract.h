@@ -55,6 +55,32 @@ Result<std::vector<std::optional<DecodedOutput>>> Extract(const table::Dataset& 
 
 namespace lancet::media {
 
+/// \brief Rows of a blob column resolved once: descriptors, blob_info and open objects.
+///
+/// For callers that extract from the same rows many times (ten windows of one video):
+/// each Extract on it then costs only the planned range reads, with no descriptor read
+/// and no open (a HEAD on S3). Valid as long as the dataset version it came from.
+struct ResolvedBlobs {
+  std::shared_ptr<io::ObjectStore> store;
+  std::string where;  // "<dataset>: blob column '<column>'", for messages
+  table::RowKey key = table::RowKey::kRowId;
+  std::vector<uint64_t> rows;
+  /// One per row: nullopt for a null blob.
+  std::vector<std::optional<table::Dataset::BlobWithInfo>> blobs;
+};
+
+/// Extract's resolve step alone (same errors): every row's descriptor and blob_info in
+/// one projection, each object opened once.
+Result<ResolvedBlobs> Resolve(const table::Dataset& dataset, const std::string& column,
+                              std::span<const uint64_t> rows, const ExtractOptions& options = {});
+
+/// Extract's plan, read and decode steps on rows resolved before (`options.key` is
+/// ignored: the rows are the ones `resolved` names). Same errors as Extract.
+Result<std::vector<std::optional<DecodedOutput>>> Extract(const ResolvedBlobs& resolved,
+                                                          std::span<const uint8_t> request, const MediaPlugin& plugin,
+                                                          const ExtractOptions& options = {},
+                                                          ExtractStats* stats = nullptr);
+
 /// The reads extraction would issue for one row: ranges of `object` (object offsets,
 /// in the plugin's order).
 struct PlannedReads {

@@ -83,6 +83,14 @@ Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(
     const FrameRequest& request, const MediaPlugin& plugin, const ExtractOptions& options = {},
     ExtractFramesStats* stats = nullptr);
 
+/// ExtractFrames on rows resolved once (media::Resolve): only the GOP reads, no
+/// descriptor read and no open per call, for many requests on the same rows. Same errors.
+Result<std::vector<std::optional<std::vector<Frame>>>> ExtractFrames(const ResolvedBlobs& resolved,
+                                                                     const FrameRequest& request,
+                                                                     const MediaPlugin& plugin,
+                                                                     const ExtractOptions& options = {},
+                                                                     ExtractFramesStats* stats = nullptr);
+
 /// A remuxed clip: a playable MP4 (no re-encode) of the GOPs covering the window.
 struct Clip {
   BufferPtr mp4;

@@ -137,6 +137,9 @@ class Dataset {
   struct BlobWithInfo {
     BlobLocation location;
     std::optional<BlobInfoValue> info;
+    /// The location's object, already open (null for an empty blob, or when the caller
+    /// built the value itself): reading through it costs no second open (a HEAD on S3).
+    std::shared_ptr<io::RandomAccessFile> object;
   };
   /// Like LocateBlobs (same errors) with each row's blob_info, read with the
   /// descriptor in one projection: what extraction starts from. LocateBlobs, TakeBlobs
