@@ -76,6 +76,7 @@ extern "C" {
 #define LANCET_MEDIA_BLOB_VIDEO 1
 #define LANCET_MEDIA_BLOB_AUDIO 2
 #define LANCET_MEDIA_BLOB_IMAGE 3
+#define LANCET_MEDIA_BLOB_CHUNKS 4 /* fixed-size byte chunks (the codec-free chunks plugin) */
 
 #define LANCET_MEDIA_ERROR_MESSAGE_SIZE 512
 

@@ -143,7 +143,7 @@ static int parse_item(const uint8_t* item, uint64_t size, ChunksConfig* out, Lan
 
 int chunks_parse_config(const uint8_t* config, uint64_t size, ChunksConfig* out, LancetMediaError* error) {
   out->chunk_size = CHUNKS_DEFAULT_CHUNK_SIZE;
-  out->blob_type = LANCET_MEDIA_BLOB_UNKNOWN;
+  out->blob_type = LANCET_MEDIA_BLOB_CHUNKS;
   out->misbehave = CHUNKS_OK;
   if (size > 4096)
     return chunks_fail(error, LANCET_MEDIA_EINVAL, "config has %llu bytes, at most 4096", (unsigned long long)size);

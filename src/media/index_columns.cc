@@ -120,8 +120,10 @@ Result<uint64_t> WriteDatasetWithIndexColumns(std::shared_ptr<io::ObjectStore> s
     mc.field = static_cast<size_t>(idx);
     ASSIGN_OR_RETURN(mc.plugin, MediaPlugin::Load(spec));
     if (mc.plugin->blob_type() == 0) {
-      return Status::InvalidArgument(root + ": plugin '" + mc.plugin->name() + "' (" + mc.plugin->library() +
-                                     ") declares blob type 0; an index needs a blob type from 1 to 255");
+      return Status::InvalidArgument(
+          root + ": plugin '" + mc.plugin->name() + "' (" + mc.plugin->library() +
+          ") declares blob type 0, so it cannot store an index (which needs a type from 1 to 255): "
+          "configure a blob type in the plugin's config (the chunks plugin: blob_type=N)");
     }
     ASSIGN_OR_RETURN(mc.thresholds, table::BlobThresholdsOf(schema.fields[idx]));
     Field& field = out_schema.fields[idx];

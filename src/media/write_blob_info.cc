@@ -68,8 +68,10 @@ Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store
     ASSIGN_OR_RETURN(auto plugin, MediaPlugin::Load(spec));
     if (plugin->blob_type() == 0) {
       // Stored blob_info needs a blob type: 0 marks "no blob_info" on disk.
-      return Status::InvalidArgument(root + ": plugin '" + plugin->name() + "' (" + plugin->library() +
-                                     ") declares blob type 0; blob_info needs a blob type from 1 to 255");
+      return Status::InvalidArgument(
+          root + ": plugin '" + plugin->name() + "' (" + plugin->library() +
+          ") declares blob type 0, so it cannot store blob_info (which needs a type from 1 to 255): "
+          "configure a blob type in the plugin's config (the chunks plugin: blob_type=N)");
     }
     Annotate(&annotated.fields, path, *plugin);
     params.blobs.transforms[path] = PluginTransform(std::move(plugin));

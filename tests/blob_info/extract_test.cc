@@ -129,9 +129,30 @@ TEST(Extract, MisbehavingPluginsGiveCleanErrors) {
            .status();
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("fail_ingest"), std::string::npos) << st.ToString();
-  // A plugin without a blob type cannot produce blob_info.
-  st = WriteDatasetWithBlobInfo(again.root, again.schema, {}, append, {{"video", Chunks("chunk_size=10")}}).status();
+  // A plugin without a blob type cannot produce blob_info; the error says how to give one.
+  st = WriteDatasetWithBlobInfo(again.root, again.schema, {}, append, {{"video", Chunks("chunk_size=10;blob_type=0")}})
+           .status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("blob_type=N"), std::string::npos) << st.ToString();
+}
+
+// The chunks plugin's default config (no config at all) stores blob_info and extracts.
+TEST(Extract, ChunksPluginWorksWithItsDefaultConfig) {
+  Fixture fx;
+  fx.values = {Payload(5, 200000)};
+  std::vector<bool> valid = {true};
+  Array data = *MakeBinaryArray(MakeType(TypeId::kLargeBinary), fx.values);
+  Array uri = *MakeNullArray(MakeType(TypeId::kUtf8), 1);
+  Array col = *MakeStructArray(fx.schema.fields[0].type, 1, {data, uri}, valid);
+  ASSERT_OK(
+      WriteDatasetWithBlobInfo(fx.root, fx.schema, {RecordBatch{fx.schema, 1, {col}}}, {}, {{"video", Chunks("")}})
+          .status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
+  ASSERT_OK_AND_ASSIGN(auto plugin, MediaPlugin::Load(Chunks("")));
+  ASSERT_OK_AND_ASSIGN(auto out, Extract(*ds, "video", std::vector<uint64_t>{0}, testing::Bytes("chunks=1"), *plugin));
+  ASSERT_TRUE(out[0].has_value());
+  // Chunk 1 of the default 64 KiB chunks.
+  EXPECT_EQ(std::string(out[0]->data->view()), fx.values[0]->substr(65536, 65536));
 }
 
 // Two rows whose planned ranges touch in one pack sidecar cost one read between them.

@@ -193,7 +193,8 @@ TEST(IndexColumns, BadInputsGiveCleanErrors) {
   st = WriteDatasetWithIndexColumns(w.Indexed(), taken, {batch}, {}, {{"video", Chunks()}}).status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("video_entries"), std::string::npos) << st.ToString();
-  st = WriteDatasetWithIndexColumns(w.Indexed(), w.schema, {w.Batch()}, {}, {{"video", Chunks("chunk_size=10")}})
+  st = WriteDatasetWithIndexColumns(w.Indexed(), w.schema, {w.Batch()}, {},
+                                    {{"video", Chunks("chunk_size=10;blob_type=0")}})
            .status();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   RecordBatch with_uri = w.Batch();

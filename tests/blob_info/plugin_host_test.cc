@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "blob_info/media_test_util.h"
+#include "lancet/media_plugin.h"
 #include "util/test_macros.h"
 
 namespace lancet::media {
@@ -58,8 +59,11 @@ TEST_F(PluginHostTest, LoadsTheDeclaredIdentity) {
   EXPECT_EQ(plugin_->name(), "chunks");
   EXPECT_EQ(plugin_->blob_type(), 1);
   EXPECT_EQ(plugin_->library(), LANCET_CHUNKS_PLUGIN);
+  // The default config declares a real blob type, so it can store blob_info as it is.
   ASSERT_OK_AND_ASSIGN(auto plain, MediaPlugin::Load(ChunksSpec()));
-  EXPECT_EQ(plain->blob_type(), 0);
+  EXPECT_EQ(plain->blob_type(), LANCET_MEDIA_BLOB_CHUNKS);
+  ASSERT_OK_AND_ASSIGN(auto none, MediaPlugin::Load(ChunksSpec("blob_type=0")));
+  EXPECT_EQ(none->blob_type(), 0);
 }
 
 TEST_F(PluginHostTest, IngestStoresTheSourceAndIndexesItsChunks) {
