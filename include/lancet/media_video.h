@@ -71,9 +71,9 @@
 #define LANCET_VIDEO_SI_B_FRAMES 2u
 
 /* ---- entries (blob_info.entries): the position index, one record per GOP --------------
- *   0 u32 magic LVIX   4 u16 version (2)   6 u16 header size (24)   8 u32 GOP count
- *  12 u32 zero  16 u64 packet count (all GOPs)
- *  24 GOP count x 80-byte records, in stored order:
+ *   0 u32 magic LVIX   4 u16 version (3; 2 is read too)   6 u16 header size (24)
+ *   8 u32 GOP count   12 u32 zero  16 u64 packet count (all GOPs)
+ *  24 GOP count x 208-byte records (80 in version 2), in stored order:
  *     0 u64 offset in the stored stream (of the GOP's packet table)
  *     8 u64 size (packet table + packets)   16 i64 first pts (min pts in the GOP)
  *    24 i64 last pts (max pts in the GOP)   32 i64 key pts   40 i64 key dts
@@ -81,6 +81,13 @@
  *    60 u32 flags (bit 0: open GOP)   64 u32 table size (packet count x 32)
  *    68 u32 key size (bytes of the keyframe packet)   72 u32 leading count (frames shown
  *       before the keyframe)   76 u32 zero
+ *    80 u32[16] rank prefixes: [c] = bytes from the GOP's offset through the last packet
+ *       (decode order) any frame of presentation rank < ceil((c+1) n / 16) needs, n the
+ *       frame count; so rank r is covered by [floor(16 r / n)]
+ *   144 u32[16] time prefixes: [c] = the same for every frame with pts below
+ *       first pts + ceil((c+1) (last pts - first pts + 1) / 16)
+ *       Both non-decreasing, within [table size + key size, size], [15] = size.
+ *       (Version 2 has neither: readers take every prefix as the whole GOP.)
  * GOPs are in presentation order too: each GOP's first pts is above the last pts of the
  * GOP before, so frame index i lies in the GOP whose cumulative frame counts bracket it.
  *
@@ -91,9 +98,11 @@
  *   then the GOP's packets in decode order, back to back.
  * So [offset, offset + table size + key size) holds the table and the keyframe. */
 #define LANCET_VIDEO_ENTRIES_MAGIC 0x5849564Cu /* "LVIX" */
-#define LANCET_VIDEO_ENTRIES_VERSION 2u
+#define LANCET_VIDEO_ENTRIES_VERSION 3u
 #define LANCET_VIDEO_ENTRIES_HEADER_SIZE 24u
-#define LANCET_VIDEO_GOP_RECORD_SIZE 80u
+#define LANCET_VIDEO_GOP_RECORD_SIZE 208u
+#define LANCET_VIDEO_GOP_RECORD_SIZE_V2 80u
+#define LANCET_VIDEO_GOP_CHECKPOINTS 16u
 #define LANCET_VIDEO_PACKET_RECORD_SIZE 32u
 #define LANCET_VIDEO_GOP_OPEN 1u
 #define LANCET_VIDEO_PACKET_KEY 1u

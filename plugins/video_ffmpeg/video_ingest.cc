@@ -115,8 +115,8 @@ void WarnDroppedStreams(const AVFormatContext* format, int kept) {
     }
   }
   if (dropped > 0) {
-    std::fprintf(stderr, "lancet_video_ffmpeg: warning: kept video stream %d, dropped %u other stream(s) (%s)\n",
-                 kept, dropped, kinds.c_str());
+    std::fprintf(stderr, "lancet_video_ffmpeg: warning: kept video stream %d, dropped %u other stream(s) (%s)\n", kept,
+                 dropped, kinds.c_str());
   }
 }
 
@@ -194,8 +194,7 @@ class Ingest {
     if (std::strstr(d.format->iformat->name, "mov") != nullptr && st->nb_frames > 0 &&
         static_cast<uint64_t>(st->nb_frames) > packet_count_ + skipped_) {
       Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated: its index lists " + std::to_string(st->nb_frames) +
-                                      " video samples, " + std::to_string(packet_count_ + skipped_) +
-                                      " are present");
+                                      " video samples, " + std::to_string(packet_count_ + skipped_) + " are present");
     }
     index_.packet_count = packet_count_;
     StreamInfo si = Describe(st, rate);
@@ -300,6 +299,7 @@ class Ingest {
                "): GOPs must follow one another in presentation order");
     }
     g.size = g.table_size + gop_bytes_;
+    ComputePrefixes(gop_, &g);
     std::vector<uint8_t> table;
     WritePacketTable(gop_, &table);
     Write(sink, table.data(), table.size());

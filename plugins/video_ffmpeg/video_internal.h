@@ -83,11 +83,15 @@ struct StreamInfo {
   std::vector<uint8_t> extradata;
 };
 
+constexpr uint32_t kCheckpoints = LANCET_VIDEO_GOP_CHECKPOINTS;
 struct GopRecord {
   uint64_t offset = 0, size = 0;
   int64_t first_pts = kNoPts, last_pts = kNoPts, key_pts = kNoPts, key_dts = kNoPts;
   uint32_t first_packet = 0, packet_count = 0, frame_count = 0, flags = 0;
   uint32_t table_size = 0, key_size = 0, leading_count = 0;
+  // Bytes from `offset` that show every frame below each checkpoint (media_video.h);
+  // entries of version 2 have none: every prefix is the whole GOP.
+  uint64_t rank_prefix[kCheckpoints] = {}, time_prefix[kCheckpoints] = {};
 };
 
 // One packet of a GOP's packet table; offset is absolute in the stored stream once parsed.
@@ -96,6 +100,13 @@ struct PacketRecord {
   uint32_t size = 0, flags = 0;
   int64_t pts = kNoPts, dts = kNoPts;
 };
+
+// The pts below which time checkpoint c of a GOP spanning [first, last] ends.
+int64_t TimeCheckpoint(int64_t first, int64_t last, uint32_t c);
+// The checkpoint of presentation rank `rank` among `frames` frames.
+uint32_t RankCheckpoint(uint64_t rank, uint64_t frames);
+// Fills g's prefixes from its packets (decode order; offsets from the first packet byte).
+void ComputePrefixes(const std::vector<PacketRecord>& packets, GopRecord* g);
 
 struct Index {
   std::vector<GopRecord> gops;
@@ -138,16 +149,13 @@ struct Timeline {
 };
 Timeline BuildTimeline(const StreamInfo& si, const Index& index);
 
-constexpr uint8_t kNeedNone = 0, kNeedKey = 1, kNeedWhole = 2;
 struct Selection {
-  std::vector<uint8_t> need;     // per GOP: kNeed*; plan reads these bytes
-  std::vector<uint64_t> frames;  // FRAMES: requested indices, ascending and unique
+  std::vector<uint64_t> need;                      // per GOP: bytes from its offset plan reads; 0 = none
+  std::vector<uint64_t> frames;                    // FRAMES: requested indices, ascending and unique
   std::vector<std::pair<double, uint32_t>> times;  // TIMESTAMPS: time and the GOP holding it
   bool clip = false, keys_only = false;
 };
 Selection Select(const Timeline& timeline, const Request& request);
-// Bytes of GOP g that a need reads, from its offset.
-uint64_t NeedBytes(const GopRecord& gop, uint8_t need);
 
 // Decode's view: the needed GOPs' parsed tables and the packets to decode.
 struct Target {
@@ -156,10 +164,10 @@ struct Target {
   int64_t pts;
 };
 struct Plan {
-  std::vector<std::vector<PacketRecord>> tables;  // per GOP; empty when not needed
-  std::vector<std::vector<const uint8_t*>> bytes; // per GOP: the located packets' bytes
-  std::vector<Target> targets;                    // ascending frame index
-  std::vector<int64_t> need_end;                  // per GOP: last packet to decode, or -1
+  std::vector<std::vector<PacketRecord>> tables;   // per GOP; empty when not needed
+  std::vector<std::vector<const uint8_t*>> bytes;  // per GOP: the located packets' bytes
+  std::vector<Target> targets;                     // ascending frame index
+  std::vector<int64_t> need_end;                   // per GOP: last packet to decode, or -1
 };
 // Runs of GOPs decoded without a flush between them: [first, last] GOP indices.
 struct Run {

@@ -170,6 +170,42 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   return si;
 }
 
+int64_t TimeCheckpoint(int64_t first, int64_t last, uint32_t c) {
+  // ceil((c + 1) * span / 16) without overflowing: span is below 2^61.
+  const uint64_t span = static_cast<uint64_t>(last - first) + 1, k = c + 1;
+  const uint64_t q = span / kCheckpoints, rem = span % kCheckpoints;
+  return first + static_cast<int64_t>(k * q + (k * rem + kCheckpoints - 1) / kCheckpoints);
+}
+
+uint32_t RankCheckpoint(uint64_t rank, uint64_t frames) {
+  return static_cast<uint32_t>(std::min<uint64_t>(rank * kCheckpoints / frames, kCheckpoints - 1));
+}
+
+void ComputePrefixes(const std::vector<PacketRecord>& packets, GopRecord* g) {
+  const size_t n = packets.size();
+  // end[k]: bytes from the GOP's offset through packet k, which showing packet k's frame
+  // needs, since every packet it references comes before it in decode order.
+  std::vector<uint64_t> end(n);
+  uint64_t at = g->table_size;
+  for (size_t k = 0; k < n; ++k) end[k] = at += packets[k].size;
+  std::vector<size_t> by_pts(n);
+  for (size_t k = 0; k < n; ++k) by_pts[k] = k;
+  std::sort(by_pts.begin(), by_pts.end(), [&](size_t a, size_t b) { return packets[a].pts < packets[b].pts; });
+  const uint64_t key = uint64_t{g->table_size} + g->key_size;
+  for (uint32_t c = 0; c < kCheckpoints; ++c) {
+    const uint64_t ranks = (uint64_t{c + 1} * n + kCheckpoints - 1) / kCheckpoints;
+    const int64_t below = TimeCheckpoint(g->first_pts, g->last_pts, c);
+    uint64_t by_rank = key, by_time = key;
+    for (uint64_t r = 0; r < n; ++r) {
+      const size_t k = by_pts[r];
+      if (r < ranks) by_rank = std::max(by_rank, end[k]);
+      if (packets[k].pts < below) by_time = std::max(by_time, end[k]);
+    }
+    g->rank_prefix[c] = by_rank;
+    g->time_prefix[c] = by_time;
+  }
+}
+
 std::vector<uint8_t> WriteEntries(const Index& index) {
   constexpr uint32_t h = LANCET_VIDEO_ENTRIES_HEADER_SIZE;
   const uint64_t g = index.gops.size();
@@ -195,21 +231,31 @@ std::vector<uint8_t> WriteEntries(const Index& index) {
     PutU32(p + 64, r.table_size);
     PutU32(p + 68, r.key_size);
     PutU32(p + 72, r.leading_count);
+    for (uint32_t c = 0; c < kCheckpoints; ++c) {
+      if (r.rank_prefix[c] > UINT32_MAX || r.time_prefix[c] > UINT32_MAX) {
+        Fail(LANCET_MEDIA_ENOTSUP, "a GOP of " + std::to_string(r.size) + " bytes: at most 4 GiB per GOP");
+      }
+      PutU32(p + 80 + 4 * c, static_cast<uint32_t>(r.rank_prefix[c]));
+      PutU32(p + 144 + 4 * c, static_cast<uint32_t>(r.time_prefix[c]));
+    }
     p += LANCET_VIDEO_GOP_RECORD_SIZE;
   }
   return out;
 }
 
 Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
+  // Version 2 (no checkpoints) is still read: its GOPs are only ever read whole.
+  const bool v2 = data != nullptr && size >= 8 && U32(data) == LANCET_VIDEO_ENTRIES_MAGIC && U16(data + 4) == 2;
   uint16_t h = CheckHeader(data, size, LANCET_VIDEO_ENTRIES_MAGIC, LANCET_VIDEO_ENTRIES_HEADER_SIZE, "entries",
-                           LANCET_VIDEO_ENTRIES_VERSION);
+                           v2 ? 2 : LANCET_VIDEO_ENTRIES_VERSION);
+  const uint64_t record = v2 ? LANCET_VIDEO_GOP_RECORD_SIZE_V2 : LANCET_VIDEO_GOP_RECORD_SIZE;
   const uint64_t g = U32(data + 8);
   const uint64_t n = U64(data + 16);
   if (U32(data + 12) != 0) Fail(LANCET_MEDIA_ECORRUPT, "entries has non-zero reserved bytes");
   const uint64_t body = size - h;
-  if (g > body / LANCET_VIDEO_GOP_RECORD_SIZE || g * LANCET_VIDEO_GOP_RECORD_SIZE != body) {
-    Fail(LANCET_MEDIA_ECORRUPT, "entries declares " + std::to_string(g) + " GOPs, which do not fill its " +
-                                    std::to_string(size) + " bytes");
+  if (g > body / record || g * record != body) {
+    Fail(LANCET_MEDIA_ECORRUPT,
+         "entries declares " + std::to_string(g) + " GOPs, which do not fill its " + std::to_string(size) + " bytes");
   }
   if (g != si.gop_count || n != si.frame_count) {
     Fail(LANCET_MEDIA_ECORRUPT, "entries (" + std::to_string(g) + " GOPs, " + std::to_string(n) +
@@ -222,7 +268,7 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
   index.gops.resize(g);
   const uint8_t* p = data + h;
   uint64_t next = 0, offset = 0;
-  for (uint64_t i = 0; i < g; ++i, p += LANCET_VIDEO_GOP_RECORD_SIZE) {
+  for (uint64_t i = 0; i < g; ++i, p += record) {
     GopRecord& r = index.gops[i];
     r.offset = U64(p);
     r.size = U64(p + 8);
@@ -240,15 +286,29 @@ Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
     bool ok = U32(p + 76) == 0 && r.first_packet == next && r.packet_count > 0 && r.packet_count <= n - next &&
               r.frame_count == r.packet_count && (r.flags & ~LANCET_VIDEO_GOP_OPEN) == 0 &&
               uint64_t{r.table_size} == uint64_t{r.packet_count} * LANCET_VIDEO_PACKET_RECORD_SIZE &&
-              r.offset == offset && r.size <= (uint64_t{1} << 62) - offset && r.size >= uint64_t{r.table_size} + r.key_size &&
-              r.key_size > 0 && r.key_size <= kMaxPacketSize && PtsInRange(r.first_pts) && PtsInRange(r.last_pts) &&
-              PtsInRange(r.key_pts) && (r.key_dts == kNoPts || PtsInRange(r.key_dts)) && r.first_pts <= r.key_pts &&
-              r.key_pts <= r.last_pts && r.leading_count < r.packet_count &&
-              (r.leading_count == 0) == (r.first_pts == r.key_pts) &&
+              r.offset == offset && r.size <= (uint64_t{1} << 62) - offset &&
+              r.size >= uint64_t{r.table_size} + r.key_size && r.key_size > 0 && r.key_size <= kMaxPacketSize &&
+              PtsInRange(r.first_pts) && PtsInRange(r.last_pts) && PtsInRange(r.key_pts) &&
+              (r.key_dts == kNoPts || PtsInRange(r.key_dts)) && r.first_pts <= r.key_pts && r.key_pts <= r.last_pts &&
+              r.leading_count < r.packet_count && (r.leading_count == 0) == (r.first_pts == r.key_pts) &&
               (r.leading_count == 0 || (r.flags & LANCET_VIDEO_GOP_OPEN) != 0) &&
               uint64_t{r.packet_count} - 1 <= static_cast<uint64_t>(r.last_pts - r.first_pts) &&
               (i == 0 || r.first_pts > index.gops[i - 1].last_pts);
     if (!ok) Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(i) + " is not the next GOP of the stream");
+    const uint64_t key = uint64_t{r.table_size} + r.key_size;
+    for (uint32_t c = 0; c < kCheckpoints; ++c) {
+      r.rank_prefix[c] = v2 ? r.size : U32(p + 80 + 4 * c);
+      r.time_prefix[c] = v2 ? r.size : U32(p + 144 + 4 * c);
+      const bool rising = c == 0 ? r.rank_prefix[0] >= key && r.time_prefix[0] >= key
+                                 : r.rank_prefix[c] >= r.rank_prefix[c - 1] && r.time_prefix[c] >= r.time_prefix[c - 1];
+      if (!rising || r.rank_prefix[c] > r.size || r.time_prefix[c] > r.size) {
+        Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(i) + "'s checkpoint " + std::to_string(c) +
+                                        " is not a prefix of the GOP after the one before");
+      }
+    }
+    if (r.rank_prefix[kCheckpoints - 1] != r.size || r.time_prefix[kCheckpoints - 1] != r.size) {
+      Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(i) + "'s last checkpoints are not the whole GOP");
+    }
     next += r.packet_count;
     offset += r.size;
   }
@@ -290,8 +350,8 @@ std::vector<PacketRecord> ReadPacketTable(const uint8_t* data, uint64_t size, co
     const bool key = k == 0;
     if (r.offset != offset || r.size == 0 || r.size > kMaxPacketSize ||
         r.flags != (key ? LANCET_VIDEO_PACKET_KEY : 0u) || !PtsInRange(r.pts) ||
-        (r.dts != kNoPts && !PtsInRange(r.dts)) || (key && (r.size != gop.key_size || r.pts != gop.key_pts ||
-                                                            r.dts != gop.key_dts))) {
+        (r.dts != kNoPts && !PtsInRange(r.dts)) ||
+        (key && (r.size != gop.key_size || r.pts != gop.key_pts || r.dts != gop.key_dts))) {
       Fail(LANCET_MEDIA_ECORRUPT, where + ": packet " + std::to_string(k) + " does not match its GOP");
     }
     offset += r.size;

@@ -83,10 +83,10 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
     Selection s = Select(t, p.request);
     auto ranges = std::make_unique<std::vector<LancetMediaRange>>();
     // One range per needed GOP from its packet table: through the keyframe for
-    // keyframes-only requests, else the whole GOP (entries hold no packet records).
+    // keyframes-only requests, else through the checkpoint past the last frame needed.
     for (uint32_t g = 0; g < s.need.size(); ++g) {
-      if (s.need[g] == kNeedNone) continue;
-      ranges->push_back({p.index.gops[g].offset, NeedBytes(p.index.gops[g], s.need[g])});
+      if (s.need[g] == 0) continue;
+      ranges->push_back({p.index.gops[g].offset, s.need[g]});
     }
     out->ranges = ranges->data();
     out->count = ranges->size();

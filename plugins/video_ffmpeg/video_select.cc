@@ -24,7 +24,22 @@ void CheckCount(uint64_t count) {
   }
 }
 
-void Need(Selection& s, uint32_t g, uint8_t need) { s.need[g] = std::max(s.need[g], need); }
+void Need(Selection& s, uint32_t g, uint64_t bytes) { s.need[g] = std::max(s.need[g], bytes); }
+
+uint64_t KeyBytes(const GopRecord& r) { return uint64_t{r.table_size} + r.key_size; }
+
+// Bytes of GOP r that show every frame with a time below `end` (exclusive) or, with
+// `inclusive`, at or below it: the first time checkpoint whose boundary lies beyond.
+uint64_t BytesBefore(const Timeline& t, const GopRecord& r, double end, bool inclusive) {
+  for (uint32_t c = 0; c < kCheckpoints; ++c) {
+    const double boundary = t.Seconds(TimeCheckpoint(r.first_pts, r.last_pts, c));
+    if (inclusive ? boundary > end : boundary >= end) return r.time_prefix[c];
+  }
+  return r.size;
+}
+
+// Bytes of GOP r that show its frame of presentation rank `rank`.
+uint64_t BytesOfRank(const GopRecord& r, uint64_t rank) { return r.rank_prefix[RankCheckpoint(rank, r.frame_count)]; }
 
 // The table's packet indices in presentation (pts) order.
 std::vector<uint32_t> PtsOrder(const std::vector<PacketRecord>& table, uint32_t g) {
@@ -60,20 +75,16 @@ Timeline BuildTimeline(const StreamInfo& si, const Index& index) {
   return t;
 }
 
-uint64_t NeedBytes(const GopRecord& gop, uint8_t need) {
-  return need == kNeedKey ? uint64_t{gop.table_size} + gop.key_size : gop.size;
-}
-
 Selection Select(const Timeline& t, const Request& request) {
   const auto& gops = t.index->gops;
   const uint64_t n = t.index->packet_count;
   Selection s;
   s.keys_only = (request.flags & LANCET_VIDEO_FLAG_KEYFRAMES_ONLY) != 0;
   s.clip = request.kind == LANCET_VIDEO_REQ_CLIP;
-  s.need.assign(gops.size(), kNeedNone);
+  s.need.assign(gops.size(), 0);
   // Leading frames of an open GOP reference the GOP before: decode all of it first.
   auto pull_previous = [&](uint32_t g) {
-    if (g > 0 && gops[g].leading_count > 0) Need(s, g - 1, kNeedWhole);
+    if (g > 0 && gops[g].leading_count > 0) Need(s, g - 1, gops[g - 1].size);
   };
   switch (request.kind) {
     case LANCET_VIDEO_REQ_WINDOW:
@@ -84,14 +95,15 @@ Selection Select(const Timeline& t, const Request& request) {
         if (s.keys_only) {
           const double key = t.Seconds(r.key_pts);
           if (key >= request.t0 && key < request.t1) {
-            Need(s, g, kNeedKey);
+            Need(s, g, KeyBytes(r));
             ++surely;
           }
           continue;
         }
         const double first = t.Seconds(r.first_pts), last = t.Seconds(r.last_pts);
         if (!(first < request.t1 && last >= request.t0)) continue;
-        Need(s, g, kNeedWhole);
+        // A clip remuxes whole GOPs; frames need the GOP up to the window's last one.
+        Need(s, g, s.clip ? r.size : BytesBefore(t, r, request.t1, false));
         if (first >= request.t0 && last < request.t1) surely += r.frame_count;
         if (request.t0 <= t.Seconds(r.key_pts)) pull_previous(g);
       }
@@ -111,7 +123,7 @@ Selection Select(const Timeline& t, const Request& request) {
       s.frames.erase(std::unique(s.frames.begin(), s.frames.end()), s.frames.end());
       for (uint64_t f : s.frames) {
         const uint32_t g = t.GopOfFrame(f);
-        Need(s, g, kNeedWhole);
+        Need(s, g, BytesOfRank(gops[g], f - gops[g].first_packet));
         if (f - gops[g].first_packet < gops[g].leading_count) pull_previous(g);
       }
       break;
@@ -128,9 +140,9 @@ Selection Select(const Timeline& t, const Request& request) {
         const uint32_t g = static_cast<uint32_t>(it - gops.begin() - 1);
         s.times.emplace_back(time, g);
         if (s.keys_only) {
-          Need(s, g, kNeedKey);
+          Need(s, g, KeyBytes(gops[g]));
         } else {
-          Need(s, g, kNeedWhole);
+          Need(s, g, BytesBefore(t, gops[g], time, true));
           if (time < t.Seconds(gops[g].key_pts)) pull_previous(g);
         }
       }
@@ -174,14 +186,13 @@ Plan Resolve(const Timeline& t, const Selection& s, const Request& request, cons
     return range_data[best] + (start - ranges[best].offset);
   };
   for (uint32_t g = 0; g < gops.size(); ++g) {
-    if (s.need[g] == kNeedNone) continue;
+    if (s.need[g] == 0) continue;
     const GopRecord& r = gops[g];
     const uint8_t* table = locate(r.offset, r.table_size, g);
     plan.tables[g] = ReadPacketTable(table, r.table_size, r, g);
-    const uint32_t count = s.need[g] == kNeedKey ? 1 : r.packet_count;
-    plan.bytes[g].reserve(count);
-    for (uint32_t k = 0; k < count; ++k) {
-      const PacketRecord& p = plan.tables[g][k];
+    // The packets plan's prefix of the GOP holds, in decode order.
+    for (const PacketRecord& p : plan.tables[g]) {
+      if (p.offset + p.size > r.offset + s.need[g]) break;
       plan.bytes[g].push_back(locate(p.offset, p.size, g));
     }
     orders[g] = PtsOrder(plan.tables[g], g);
@@ -229,7 +240,9 @@ Plan Resolve(const Timeline& t, const Selection& s, const Request& request, cons
   if (!s.clip) CheckCount(plan.targets.size());
   auto need = [&](uint32_t g, int64_t packet) {
     if (plan.bytes[g].size() <= static_cast<uint64_t>(packet)) {
-      Fail(LANCET_MEDIA_EINTERNAL, "GOP " + std::to_string(g) + " was not planned");
+      // Only entries whose checkpoints understate what a frame needs get here.
+      Fail(LANCET_MEDIA_ECORRUPT, "entries: GOP " + std::to_string(g) + "'s checkpoints do not cover packet " +
+                                      std::to_string(packet) + ", which a requested frame needs");
     }
     plan.need_end[g] = std::max(plan.need_end[g], packet);
   };

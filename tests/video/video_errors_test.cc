@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -188,6 +189,53 @@ TEST_F(VideoErrorsTest, EntriesVersion1IsRejected) {
   EXPECT_TRUE(plan.status().IsCorruption()) << plan.status().ToString();
   EXPECT_NE(plan.status().message().find("entries version 1 not supported"), std::string::npos)
       << plan.status().ToString();
+}
+
+// Entries of version 2 (no checkpoints) are still read: their GOPs are read whole.
+TEST_F(VideoErrorsTest, EntriesVersion2ReadWholeGops) {
+  std::vector<uint8_t> v2(blob_.entries.begin(), blob_.entries.begin() + LANCET_VIDEO_ENTRIES_HEADER_SIZE);
+  v2[4] = 2;
+  const size_t gops = (blob_.entries.size() - LANCET_VIDEO_ENTRIES_HEADER_SIZE) / LANCET_VIDEO_GOP_RECORD_SIZE;
+  for (size_t g = 0; g < gops; ++g) {
+    const auto* r = blob_.entries.data() + LANCET_VIDEO_ENTRIES_HEADER_SIZE + g * LANCET_VIDEO_GOP_RECORD_SIZE;
+    v2.insert(v2.end(), r, r + LANCET_VIDEO_GOP_RECORD_SIZE_V2);
+  }
+  Blob old = blob_;
+  old.entries = v2;
+  const auto request = FramesRequest({1});
+  ASSERT_OK_AND_ASSIGN(auto now, Extract(*plugin_, blob_, request));
+  ASSERT_OK_AND_ASSIGN(auto then, Extract(*plugin_, old, request));
+  EXPECT_EQ(then.out.data->view(), now.out.data->view());
+  ASSERT_EQ(then.ranges.size(), 1u);
+  uint64_t size = 0;
+  std::memcpy(&size, v2.data() + LANCET_VIDEO_ENTRIES_HEADER_SIZE + 8, 8);
+  EXPECT_EQ(then.ranges[0].length, size);
+  EXPECT_LT(now.ranges[0].length, size);
+}
+
+// Checkpoints that understate what a frame needs are refused as corrupt, never decoded
+// from missing bytes.
+TEST_F(VideoErrorsTest, UnderstatedCheckpointsAreCorrupt) {
+  auto en = blob_.entries;
+  uint8_t* r = en.data() + LANCET_VIDEO_ENTRIES_HEADER_SIZE;
+  uint32_t table = 0, key = 0;
+  std::memcpy(&table, r + 64, 4);
+  std::memcpy(&key, r + 68, 4);
+  const uint32_t least = table + key;
+  for (uint32_t c = 0; c + 1 < LANCET_VIDEO_GOP_CHECKPOINTS; ++c) {
+    std::memcpy(r + 80 + 4 * c, &least, 4);
+    std::memcpy(r + 144 + 4 * c, &least, 4);
+  }
+  Blob bad = blob_;
+  bad.entries = en;
+  auto e = Extract(*plugin_, bad, FramesRequest({5}));
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(e.status().IsCorruption()) << e.status().ToString();
+  EXPECT_NE(e.status().message().find("checkpoints"), std::string::npos) << e.status().ToString();
+  // Not rising, or not ending at the GOP's size: refused when the entries are read.
+  std::memcpy(r + 80, &table, 4);
+  bad.entries = en;
+  EXPECT_TRUE(Extract(*plugin_, bad, FramesRequest({0})).status().IsCorruption());
 }
 
 // The packet tables at each GOP's head are read by decode only: damage there is an error

@@ -127,6 +127,41 @@ TEST_P(VideoFormatsTest, MidWindowIsPixelIdentical) {
   }
 }
 
+// A frame reads its GOP from the packet table through no less than the packets it needs
+// (all of them up to its own in decode order), and over all frames much less than whole
+// GOPs: plan stops at the entries' checkpoint past the frame.
+TEST_P(VideoFormatsTest, FramesReadTheirGopOnlyThroughWhatTheyNeed) {
+  std::vector<GopFields> gops;
+  std::vector<PacketFields> packets;
+  ParseEntries(blob_.entries, blob_.stored, &gops, &packets);
+  uint64_t planned = 0, whole = 0;
+  for (size_t f = 0; f < ref_->size(); f += 2) {
+    SCOPED_TRACE("frame " + std::to_string(f));
+    ASSERT_OK_AND_ASSIGN(auto e, Extract(*plugin_, blob_, FramesRequest({f})));
+    ExpectFrames(e, {f});
+    // The frame's own packet: the one with its pts.
+    const auto it =
+        std::find_if(packets.begin(), packets.end(), [&](const PacketFields& p) { return p.pts == ref_->pts(f); });
+    ASSERT_NE(it, packets.end());
+    const auto g = std::find_if(gops.begin(), gops.end(), [&](const GopFields& x) {
+      return x.offset <= it->offset && it->offset < x.offset + x.size;
+    });
+    ASSERT_NE(g, gops.end());
+    const auto own =
+        std::find_if(e.ranges.begin(), e.ranges.end(), [&](const io::ByteRange& r) { return r.offset == g->offset; });
+    ASSERT_NE(own, e.ranges.end());
+    EXPECT_GE(own->end(), it->offset + it->size);
+    EXPECT_LE(own->end(), g->offset + g->size);
+    planned += own->length;
+    whole += g->size;
+  }
+  // How much less depends on the codec's reordering (an HEVC B-pyramid needs late packets
+  // for early frames), but never whole GOPs for every frame.
+  if (gops.size() < ref_->size() / 4) {
+    EXPECT_LT(planned, whole) << "frames early in a GOP should not read it whole";
+  }
+}
+
 TEST_P(VideoFormatsTest, ListedFramesInAnyOrderComeOutAscending) {
   const size_t n = ref_->size();
   ASSERT_OK_AND_ASSIGN(auto e, Extract(*plugin_, blob_, FramesRequest({n - 1, 0, 7, 7, 13, n / 2})));

@@ -73,7 +73,7 @@ struct GopFields {
   uint64_t offset = 0, size = 0;
   uint32_t first_packet = 0, packet_count = 0, flags = 0, table_size = 0, key_size = 0;
 };
-// Entries (version 2, GOP records) and the packet tables at each GOP's head in `stored`;
+// Entries (version 3, GOP records) and the packet tables at each GOP's head in `stored`;
 // packet offsets are absolute in the stored stream.
 void ParseEntries(const std::vector<uint8_t>& bytes, const std::vector<uint8_t>& stored, std::vector<GopFields>* gops,
                   std::vector<PacketFields>* packets);
