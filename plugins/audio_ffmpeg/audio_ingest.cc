@@ -174,6 +174,7 @@ class Ingest {
     decoder_ = std::make_unique<Decoder>(si_);
     ReadPackets(d, stream);
     CheckComplete(d.format, st);
+    CheckOggTail(d.format);
     ComputePreroll();
     si_.packet_count = packets_.size();
     si_.sample_count = samples_;
@@ -360,6 +361,28 @@ class Ingest {
                                         " ticks of audio, " + std::to_string(end_pts_ - start) + " are present");
       }
     }
+  }
+
+  // Ogg has no index to compare against: a complete stream ends with a whole page that
+  // carries the end-of-stream flag, so a file cut anywhere shows at its tail.
+  void CheckOggTail(const AVFormatContext* format) const {
+    if (std::strcmp(format->iformat->name, "ogg") != 0) return;
+    constexpr uint64_t kMaxPage = 27 + 255 + 255 * 255;
+    const uint64_t from = spool_.size > 2 * kMaxPage ? spool_.size - 2 * kMaxPage : 0;
+    std::vector<uint8_t> tail(static_cast<size_t>(spool_.size - from));
+    if (pread(spool_.file.fd(), tail.data(), tail.size(), static_cast<off_t>(from)) !=
+        static_cast<ssize_t>(tail.size())) {
+      Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot read the spooled source: ") + strerror(errno));
+    }
+    for (size_t at = tail.size() >= 27 ? tail.size() - 26 : 0; at-- > 0;) {
+      if (std::memcmp(tail.data() + at, "OggS", 4) != 0 || tail[at + 4] != 0) continue;
+      const size_t segments = tail[at + 26];
+      uint64_t size = 27 + segments;
+      for (size_t i = 0; i < segments && at + 27 + i < tail.size(); ++i) size += tail[at + 27 + i];
+      if (at + size == tail.size() && (tail[at + 5] & 0x04) != 0) return;
+      if (at + size <= tail.size()) break;  // a whole last page without end-of-stream
+    }
+    Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated: its Ogg stream does not end with an end-of-stream page");
   }
 
   void ComputePreroll() {
