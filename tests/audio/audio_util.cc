@@ -11,6 +11,10 @@
 #include <functional>
 #include <limits>
 
+#include "lancet/media/write_blob_info.h"
+#include "lancet/table/blob_write.h"
+#include "util/array_builder.h"
+
 namespace lancet::audio_test {
 namespace {
 
@@ -193,6 +197,32 @@ Result<Extracted> Extract(const media::MediaPlugin& plugin, const Blob& blob, co
   }
   ASSIGN_OR_RETURN(e.out, plugin.Decode(request, blob.stream_info, blob.entries, e.ranges, bytes));
   return e;
+}
+
+Status WriteAudioDataset(const std::string& root, const std::vector<std::string>& files, uint64_t dedicated_bytes,
+                         table::WriteMode mode) {
+  Schema schema{{table::MakeBlobField("audio", true, table::BlobThresholds{1024, dedicated_bytes, 1ULL << 30})}, {}};
+  std::vector<std::optional<std::string>> values;
+  std::vector<bool> valid;
+  for (const std::string& f : files) {
+    valid.push_back(!f.empty());
+    if (f.empty()) {
+      values.emplace_back();
+      continue;
+    }
+    std::vector<uint8_t> bytes = ReadFile(f);
+    if (bytes.empty()) return Status::IOError(f + ": empty or unreadable");
+    values.emplace_back(std::string(bytes.begin(), bytes.end()));
+  }
+  const auto n = static_cast<int64_t>(files.size());
+  ASSIGN_OR_RETURN(Array data, MakeBinaryArray(MakeType(TypeId::kLargeBinary), values));
+  ASSIGN_OR_RETURN(Array uri, MakeNullArray(MakeType(TypeId::kUtf8), n));
+  ASSIGN_OR_RETURN(Array col, MakeStructArray(schema.fields[0].type, n, {data, uri}, valid));
+  table::WriteParams params;
+  params.mode = mode;
+  return media::WriteDatasetWithBlobInfo(root, schema, {RecordBatch{schema, n, {col}}}, params,
+                                         {{"audio", PluginSpec()}})
+      .status();
 }
 
 std::vector<float> AsFloats(const uint8_t* data, size_t bytes) {

@@ -12,6 +12,7 @@
 #include "lancet/media/plugin_host.h"
 #include "lancet/media_audio.h"
 #include "lancet/result.h"
+#include "lancet/table/write.h"
 
 namespace lancet::audio_test {
 
@@ -67,6 +68,12 @@ struct Extracted {
 };
 /// Plans `request`, reads the planned ranges from blob.stored and decodes them.
 Result<Extracted> Extract(const media::MediaPlugin& plugin, const Blob& blob, const std::vector<uint8_t>& request);
+
+/// Writes a dataset at `root` with one row per file (column "audio", nulls where a path
+/// is empty) through the audio plugin. `dedicated_bytes`: values above go to their own
+/// sidecar, others are packed together.
+Status WriteAudioDataset(const std::string& root, const std::vector<std::string>& files, uint64_t dedicated_bytes,
+                         table::WriteMode mode = table::WriteMode::kCreate);
 
 /// Signal-to-noise ratio in dB of `got` against `ref` (f32 samples); infinity when equal.
 double SnrDb(const std::vector<float>& ref, const std::vector<float>& got);
