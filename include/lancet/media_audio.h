@@ -32,7 +32,7 @@
 #define LANCET_AUDIO_PCM_HEADER_SIZE 48u
 
 /* ---- stream_info (blob_info.stream_info) -----------------------------------------------
- *   0 u32 magic LASI   4 u16 version (1)   6 u16 header size (144 in version 1)
+ *   0 u32 magic LASI   4 u16 version (1)   6 u16 header size (160 in version 1)
  *   8 u32 codec id (FFmpeg AVCodecID)   12 i32 profile   16 u32 sample rate   20 u32 channels
  *  24 u64 channel layout mask (0 = unspecified order)   32 i32 sample format (AVSampleFormat)
  *  36 i32 time base num   40 i32 time base den   44 u32 block align
@@ -41,23 +41,32 @@
  *  88 u32 trailing padding   92 u32 bits per coded sample   96 u32 bits per raw sample
  * 100 u32 flags (LANCET_AUDIO_SI_*)   104 u32 pre-roll samples   108 u32 seek pre-roll
  * 112 char[16] codec name   128 char[16] sample format name
+ * 144 u32 pre-roll packets   148 u32 pre-roll bytes   152 u64 group count
  * header size: u32 extradata size, then the codec extradata. */
 #define LANCET_AUDIO_STREAM_INFO_MAGIC 0x4953414Cu /* "LASI" */
-#define LANCET_AUDIO_STREAM_INFO_HEADER_SIZE 144u
+#define LANCET_AUDIO_STREAM_INFO_HEADER_SIZE 160u
 #define LANCET_AUDIO_SI_PCM 1u /* stored in fixed blocks of LANCET_AUDIO_PCM_BLOCK samples */
 #define LANCET_AUDIO_PCM_BLOCK 4096u
 
-/* ---- entries (blob_info.entries): the position index, one record per packet -----------
- *   0 u32 magic LAIX   4 u16 version (1)   6 u16 header size (16)   8 u64 packet count
- *  16 packet count x 48-byte records, in stored (decode) order:
- *     0 u64 offset in the stored stream   8 u32 size   12 u32 flags (LANCET_AUDIO_PACKET_*)
- *    16 i64 pts (time base)   24 u64 first sample   32 u32 sample count
- *    36 u32 pre-roll (packets before this one a decoder starting here decodes first)
- *    40 u32 skip start   44 u32 skip end (FFmpeg skip_samples side data of the packet)
- * The stored stream is the packets back to back, no container. */
+/* ---- entries (blob_info.entries): the position index, one record per packet group -----
+ *   0 u32 magic LAIX   4 u16 version (1)   6 u16 header size (24)   8 u32 group count
+ *  12 u32 zero   16 u64 packet count
+ *  24 group count x 48-byte records, in stored order:
+ *     0 u64 offset (of the group's packet table)   8 u64 size (table + packets)
+ *    16 u64 first sample   24 u32 first packet   28 u32 packet count   32 u32 sample count
+ *    36 u32 pre-roll start (the packet a decoder starting at this group's first packet
+ *       starts from)   40 i64 first pts
+ *
+ * The stored stream (no container), group after group, each contiguous:
+ *   packet table: packet count x 32-byte records, in decode order:
+ *     0 u32 size   4 u32 flags (LANCET_AUDIO_PACKET_*)   8 i64 pts (time base)
+ *    16 u32 sample count   20 u32 skip start   24 u32 skip end (FFmpeg skip_samples
+ *       side data of the packet)   28 u32 zero
+ *   then the group's packets back to back. */
 #define LANCET_AUDIO_ENTRIES_MAGIC 0x5849414Cu /* "LAIX" */
-#define LANCET_AUDIO_ENTRIES_HEADER_SIZE 16u
-#define LANCET_AUDIO_PACKET_RECORD_SIZE 48u
+#define LANCET_AUDIO_ENTRIES_HEADER_SIZE 24u
+#define LANCET_AUDIO_GROUP_RECORD_SIZE 48u
+#define LANCET_AUDIO_PACKET_RECORD_SIZE 32u
 #define LANCET_AUDIO_PACKET_KEY 1u
 #define LANCET_AUDIO_PACKET_SKIP 2u /* carries skip_samples side data */
 

@@ -34,15 +34,16 @@ class RangeIndex {
     }
   }
 
-  const uint8_t* Find(const PacketRecord& p, uint64_t index) const {
-    auto it = std::upper_bound(order_.begin(), order_.end(), p.offset,
+  // The bytes [offset, offset + size) inside one given range; `what` names them otherwise.
+  const uint8_t* Find(uint64_t offset, uint64_t size, const std::string& what) const {
+    auto it = std::upper_bound(order_.begin(), order_.end(), offset,
                                [&](uint64_t off, uint64_t r) { return off < ranges_[r].offset; });
     if (it != order_.begin()) {
       const uint64_t r = widest_[static_cast<size_t>(it - order_.begin()) - 1];
-      if (End(r) >= p.offset + p.size && data_[r] != nullptr) return data_[r] + (p.offset - ranges_[r].offset);
+      if (End(r) >= offset + size && data_[r] != nullptr) return data_[r] + (offset - ranges_[r].offset);
     }
-    Fail(LANCET_MEDIA_EINVAL, "decode was not given the bytes of packet " + std::to_string(index) + " [" +
-                                  std::to_string(p.offset) + ", +" + std::to_string(p.size) + ")");
+    Fail(LANCET_MEDIA_EINVAL, "decode was not given the bytes of " + what + " [" + std::to_string(offset) + ", +" +
+                                  std::to_string(size) + ")");
   }
 
  private:
@@ -164,23 +165,44 @@ std::vector<uint8_t> Metadata(const Request& r, const Selection& s) {
 
 }  // namespace
 
-Decoded DecodeWindow(const StreamInfo& si, const std::vector<PacketRecord>& packets, const Request& r,
-                     const Selection& s, const LancetMediaRange* ranges, const uint8_t* const* range_data,
-                     uint64_t range_count) {
+Decoded DecodeWindow(const StreamInfo& si, const Index& index, const Request& r, const Selection& s,
+                     const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count) {
   Decoded d;
   d.metadata = Metadata(r, s);
   if (s.empty) return d;
   RangeIndex located(ranges, range_data, range_count);
+  // The packets of the selected groups, from the tables at their heads.
+  std::vector<PacketRecord> packets;
+  std::vector<const uint8_t*> bytes;
+  const uint64_t base = index.groups[s.start].first_packet;
+  for (uint32_t g = s.start; g <= s.last; ++g) {
+    const GroupRecord& group = index.groups[g];
+    const uint8_t* table = located.Find(group.offset, group.table_size, "group " + std::to_string(g) + "'s table");
+    for (const PacketRecord& p : ReadPacketTable(table, group, g)) {
+      bytes.push_back(located.Find(p.offset, p.size, "packet " + std::to_string(base + packets.size())));
+      packets.push_back(p);
+    }
+  }
+  auto by_first = [](uint64_t v, const PacketRecord& p) { return v < p.first_sample; };
+  const size_t first =
+      static_cast<size_t>(std::upper_bound(packets.begin(), packets.end(), s.s0, by_first) - packets.begin()) - 1;
+  const size_t last =
+      static_cast<size_t>(std::upper_bound(packets.begin(), packets.end(), s.s1 - 1, by_first) - packets.begin()) - 1;
+  const uint64_t start = PrerollStart(RuleOf(si), base + first, base,
+                                      [&](uint64_t i) -> const PacketRecord& { return packets[i - base]; });
+  if (start == UINT64_MAX) {
+    Fail(LANCET_MEDIA_ECORRUPT, "entries: group " + std::to_string(s.first) + "'s pre-roll start is too late");
+  }
   Decoder decoder(si);
   Converter converter(s, r.format, si.sample_rate);
-  for (uint32_t k = s.start; k <= s.last; ++k) {
+  for (size_t k = static_cast<size_t>(start - base); k <= last; ++k) {
     const PacketRecord& p = packets[k];
-    const bool wanted = k >= s.first;
+    const bool wanted = k >= first;
     // A cold decoder may reject pre-roll packets (an MP3 frame whose bit reservoir lies
     // before the start): their output is discarded anyway.
-    if (decoder.Send(located.Find(p, k), p) < 0) {
+    if (decoder.Send(bytes[k], p) < 0) {
       if (!wanted) continue;
-      Fail(LANCET_MEDIA_ECORRUPT, "the decoder rejected stored packet " + std::to_string(k));
+      Fail(LANCET_MEDIA_ECORRUPT, "the decoder rejected stored packet " + std::to_string(base + k));
     }
     uint64_t got = 0;
     auto drain = [&] {
@@ -196,7 +218,8 @@ Decoded DecodeWindow(const StreamInfo& si, const std::vector<PacketRecord>& pack
         if (!wanted) continue;
         if (f->sample_rate != static_cast<int>(si.sample_rate) ||
             f->ch_layout.nb_channels != static_cast<int>(si.channels) || f->nb_samples < 0) {
-          Fail(LANCET_MEDIA_ECORRUPT, "packet " + std::to_string(k) + " decodes to another rate or channel count");
+          Fail(LANCET_MEDIA_ECORRUPT,
+               "packet " + std::to_string(base + k) + " decodes to another rate or channel count");
         }
         const uint64_t pos = p.first_sample + got;
         const uint64_t n = static_cast<uint64_t>(f->nb_samples);
@@ -208,9 +231,9 @@ Decoded DecodeWindow(const StreamInfo& si, const std::vector<PacketRecord>& pack
     };
     drain();
     // What the decoder still holds at the end belongs to the last packet (as at ingest).
-    if (k + 1 == packets.size() && decoder.SendFlush() >= 0) drain();
+    if (base + k + 1 == index.packet_count && decoder.SendFlush() >= 0) drain();
     if (wanted && got != p.samples) {
-      Fail(LANCET_MEDIA_ECORRUPT, "stored packet " + std::to_string(k) + " decodes to " + std::to_string(got) +
+      Fail(LANCET_MEDIA_ECORRUPT, "stored packet " + std::to_string(base + k) + " decodes to " + std::to_string(got) +
                                       " samples, the index says " + std::to_string(p.samples));
     }
   }

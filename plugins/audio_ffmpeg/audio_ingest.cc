@@ -120,10 +120,6 @@ void CopyName(std::string& out, const char* name) { out = name != nullptr ? std:
 // How much a decoder starting cold must decode before its output equals a full decode's:
 // lossless codecs none; MDCT codecs the overlapping frame; MP3 also its bit reservoir
 // (up to 511 bytes of earlier frames); Opus 80 ms (RFC 7845).
-struct PrerollRule {
-  uint32_t packets = 0, samples = 0, bytes = 0;
-};
-
 PrerollRule RuleFor(const StreamInfo& si) {
   switch (static_cast<AVCodecID>(si.codec_id)) {
     case AV_CODEC_ID_FLAC:
@@ -175,12 +171,13 @@ class Ingest {
     ReadPackets(d, stream);
     CheckComplete(d.format, st);
     CheckOggTail(d.format);
-    ComputePreroll();
     si_.packet_count = packets_.size();
     si_.sample_count = samples_;
     si_.start_pts = packets_.front().pts;
+    si_.group_count = index_.groups.size();
+    index_.packet_count = packets_.size();
     stream_info = WriteStreamInfo(si_);
-    entries = WriteEntries(packets_);
+    entries = WriteEntries(index_);
   }
 
  private:
@@ -229,7 +226,9 @@ class Ingest {
       si_.frame_size = LANCET_AUDIO_PCM_BLOCK;
     }
     rule_ = RuleFor(si_);
+    si_.preroll_packets = rule_.packets;
     si_.preroll_samples = rule_.samples;
+    si_.preroll_bytes = rule_.bytes;
   }
 
   void ReadPackets(Demuxer& d, int stream) {
@@ -287,8 +286,42 @@ class Ingest {
     if (packets_.empty()) Fail(LANCET_MEDIA_ECORRUPT, "the audio stream has no packets");
     // What the decoder still holds belongs to the last packet.
     if (decoder_->SendFlush() >= 0) packets_.back().samples += Drain(packets_.size() - 1);
+    FlushGroup();
     samples_ = 0;
     for (const PacketRecord& p : packets_) samples_ += p.samples;
+  }
+
+  // The group gathered so far: its record, then its packet table and packets to the sink.
+  void FlushGroup() {
+    if (group_.empty()) return;
+    GroupRecord g;
+    g.offset = stored_;
+    g.first_packet = static_cast<uint32_t>(group_.front());
+    g.packet_count = static_cast<uint32_t>(group_.size());
+    g.first_sample = packets_[group_.front()].first_sample;
+    g.first_pts = packets_[group_.front()].pts;
+    std::vector<PacketRecord> records;
+    for (size_t k : group_) {
+      records.push_back(packets_[k]);
+      g.samples += packets_[k].samples;
+    }
+    g.preroll_start = static_cast<uint32_t>(
+        PrerollStart(rule_, g.first_packet, 0, [&](uint64_t i) -> const PacketRecord& { return packets_[i]; }));
+    std::vector<uint8_t> table;
+    WritePacketTable(records, &table);
+    g.size = table.size() + group_bytes_.size();
+    Write(table.data(), table.size());
+    Write(group_bytes_.data(), group_bytes_.size());
+    stored_ += g.size;
+    index_.groups.push_back(g);
+    group_.clear();
+    group_bytes_.clear();
+  }
+
+  void Write(const uint8_t* data, uint64_t size) {
+    if (size > 0 && sink_.write(sink_.context, data, size) != 0) {
+      Fail(LANCET_MEDIA_ESINK, "the host refused " + std::to_string(size) + " bytes");
+    }
   }
 
   void EmitPcm(uint64_t bytes) {
@@ -303,17 +336,15 @@ class Ingest {
     pcm_.erase(pcm_.begin(), pcm_.begin() + static_cast<ptrdiff_t>(bytes));
   }
 
-  // Stores one packet and decodes it to learn how many samples it yields.
+  // Adds one packet to the current group and decodes it to learn how many samples it yields.
   void Emit(const uint8_t* data, PacketRecord r) {
     if (packets_.size() >= UINT32_MAX) Fail(LANCET_MEDIA_EINVAL, "the source has more than 2^32 audio packets");
-    r.offset = stored_;
+    if (group_.size() >= kGroupPackets || group_bytes_.size() >= kGroupBytes) FlushGroup();
     r.first_sample = running_;
-    if (r.size > 0 && sink_.write(sink_.context, data, r.size) != 0) {
-      Fail(LANCET_MEDIA_ESINK, "the host refused " + std::to_string(r.size) + " bytes");
-    }
-    stored_ += r.size;
+    group_bytes_.insert(group_bytes_.end(), data, data + r.size);
     const size_t index = packets_.size();
     packets_.push_back(r);
+    group_.push_back(index);
     const int rc = decoder_->Send(data, r);
     if (rc < 0) {
       Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated or corrupt: audio packet " + std::to_string(index) +
@@ -385,19 +416,6 @@ class Ingest {
     Fail(LANCET_MEDIA_ECORRUPT, "the source is truncated: its Ogg stream does not end with an end-of-stream page");
   }
 
-  void ComputePreroll() {
-    for (size_t k = 0; k < packets_.size(); ++k) {
-      uint32_t p = 0;
-      uint64_t samples = 0, bytes = 0;
-      while (p < k && p < kMaxPreroll && (p < rule_.packets || samples < rule_.samples || bytes < rule_.bytes)) {
-        ++p;
-        samples += packets_[k - p].samples;
-        bytes += packets_[k - p].size;
-      }
-      packets_[k].preroll = p;
-    }
-  }
-
   Config config_;
   Spool spool_;
   bool finished_ = false;
@@ -405,7 +423,12 @@ class Ingest {
   StreamInfo si_;
   PrerollRule rule_;
   std::unique_ptr<Decoder> decoder_;
+  // Every packet's record (32 bytes a packet: pre-roll starts look back across groups);
+  // only the current group's bytes are held.
   std::vector<PacketRecord> packets_;
+  std::vector<size_t> group_;
+  std::vector<uint8_t> group_bytes_;
+  Index index_;
   std::vector<uint8_t> pcm_;  // PCM bytes not yet cut into a block
   int64_t pcm_pts_ = 0, next_pts_ = 0, end_pts_ = INT64_MIN, max_duration_ = 0;
   uint64_t stored_ = 0, samples_ = 0, demuxed_ = 0, running_ = 0;

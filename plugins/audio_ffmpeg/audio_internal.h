@@ -77,17 +77,58 @@ struct StreamInfo {
   uint32_t frame_size = 0, initial_padding = 0, trailing_padding = 0;
   uint32_t bits_per_coded_sample = 0, bits_per_raw_sample = 0;
   uint32_t flags = 0, preroll_samples = 0, seek_preroll = 0;
+  uint32_t preroll_packets = 0, preroll_bytes = 0;
+  uint64_t group_count = 0;
   std::string codec_name, sample_format_name;
   std::vector<uint8_t> extradata;
 };
 
+// One packet of a group's packet table; offset and first sample are absolute once parsed.
 struct PacketRecord {
   uint64_t offset = 0;
   uint32_t size = 0, flags = 0;
   int64_t pts = kNoPts;
   uint64_t first_sample = 0;
-  uint32_t samples = 0, preroll = 0, skip_start = 0, skip_end = 0;
+  uint32_t samples = 0, skip_start = 0, skip_end = 0;
 };
+
+struct GroupRecord {
+  uint64_t offset = 0, size = 0, first_sample = 0;
+  uint32_t first_packet = 0, packet_count = 0, samples = 0, preroll_start = 0, table_size = 0;
+  int64_t first_pts = kNoPts;
+};
+
+struct Index {
+  std::vector<GroupRecord> groups;
+  uint64_t packet_count = 0;
+};
+
+// Groups close at this many packets or packet bytes, whichever comes first: plan reads
+// whole groups, entries hold one record per group.
+constexpr uint32_t kGroupPackets = 64;
+constexpr uint64_t kGroupBytes = 32 * 1024;
+constexpr uint32_t kMaxGroupPackets = 65536;
+
+// How much a decoder starting cold decodes before its output equals a full decode's: at
+// least `packets` packets, `samples` samples and `bytes` bytes (capped at kMaxPreroll).
+struct PrerollRule {
+  uint32_t packets = 0, samples = 0, bytes = 0;
+};
+// The packet a decoder wanting packet k starts at; sizes/samples of packets [0, k) are
+// reached through `at(i)` for i from `lowest` on. Returns UINT64_MAX when the walk would
+// go below `lowest` (the caller lacks those packets).
+template <typename At>
+uint64_t PrerollStart(const PrerollRule& rule, uint64_t k, uint64_t lowest, At at) {
+  uint64_t p = 0, samples = 0, bytes = 0;
+  while (p < k && p < kMaxPreroll && (p < rule.packets || samples < rule.samples || bytes < rule.bytes)) {
+    ++p;
+    if (k - p < lowest) return UINT64_MAX;
+    const PacketRecord& r = at(k - p);
+    samples += r.samples;
+    bytes += r.size;
+  }
+  return k - p;
+}
 
 struct Request {
   uint8_t kind = LANCET_AUDIO_REQ_WINDOW, format = LANCET_AUDIO_FMT_F32;
@@ -98,24 +139,31 @@ struct Request {
 // audio_layout.cc: the wire formats of media_audio.h, every read bounds-checked.
 std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si);
 StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size);
-std::vector<uint8_t> WriteEntries(const std::vector<PacketRecord>& packets);
+std::vector<uint8_t> WriteEntries(const Index& index);
 // Checks the records against each other and stream_info (contiguity, sample positions).
-std::vector<PacketRecord> ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si);
+Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si);
+void WritePacketTable(const std::vector<PacketRecord>& packets, std::vector<uint8_t>* out);
+// Parses and checks the table at `data` (at least group.table_size bytes) against its
+// group; packets get absolute stored offsets and sample positions.
+std::vector<PacketRecord> ReadPacketTable(const uint8_t* data, const GroupRecord& group, uint64_t g);
 Request ReadRequest(const uint8_t* data, uint64_t size);
 void PutU16(uint8_t* p, uint16_t v);
 void PutU32(uint8_t* p, uint32_t v);
 void PutU64(uint8_t* p, uint64_t v);
 void PutF64(uint8_t* p, double v);
 
-// audio_select.cc: which packets a window needs.
+PrerollRule RuleOf(const StreamInfo& si);
+
+// audio_select.cc: which groups a window needs (plan sees group records only; decode
+// refines to packets once it has the groups' tables).
 struct Selection {
   uint64_t s0 = 0, s1 = 0;      // source samples [s0, s1)
   uint64_t out0 = 0, out1 = 0;  // output samples at the output rate
   uint32_t out_rate = 0, out_channels = 0;
   bool empty = true;
-  uint32_t first = 0, start = 0, last = 0;  // first packet needed, decode start (pre-roll), last
+  uint32_t start = 0, first = 0, last = 0;  // groups: decode start (pre-roll), first needed, last
 };
-Selection Select(const StreamInfo& si, const std::vector<PacketRecord>& packets, const Request& r);
+Selection Select(const StreamInfo& si, const Index& index, const Request& r);
 
 // audio_codec.cc: FFmpeg glue shared by ingest and decode.
 std::string AvErrorText(int code);
@@ -164,8 +212,7 @@ int StartIngest(const Config& config, LancetMediaIngest* out, LancetMediaError* 
 struct Decoded {
   std::vector<uint8_t> data, metadata;
 };
-Decoded DecodeWindow(const StreamInfo& si, const std::vector<PacketRecord>& packets, const Request& r,
-                     const Selection& s, const LancetMediaRange* ranges, const uint8_t* const* range_data,
-                     uint64_t range_count);
+Decoded DecodeWindow(const StreamInfo& si, const Index& index, const Request& r, const Selection& s,
+                     const LancetMediaRange* ranges, const uint8_t* const* range_data, uint64_t range_count);
 
 }  // namespace lancet_audio

@@ -100,6 +100,9 @@ std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si) {
   PutU32(p + 108, si.seek_preroll);
   PutName(p + 112, si.codec_name);
   PutName(p + 128, si.sample_format_name);
+  PutU32(p + 144, si.preroll_packets);
+  PutU32(p + 148, si.preroll_bytes);
+  PutU64(p + 152, si.group_count);
   PutU32(p + h, static_cast<uint32_t>(si.extradata.size()));
   if (!si.extradata.empty()) std::memcpy(p + h + 4, si.extradata.data(), si.extradata.size());
   return out;
@@ -140,6 +143,9 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   si.seek_preroll = U32(p + 108);
   si.codec_name = GetName(p + 112);
   si.sample_format_name = GetName(p + 128);
+  si.preroll_packets = U32(p + 144);
+  si.preroll_bytes = U32(p + 148);
+  si.group_count = U64(p + 152);
   si.extradata.assign(data + h + 4, data + size);
   if (si.time_base_num <= 0 || si.time_base_den <= 0) Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad time base");
   // AVCodecID's enumerators stay below 2^18; a larger value is no codec at all.
@@ -153,7 +159,8 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   if (si.layout_mask != 0 && static_cast<uint32_t>(__builtin_popcountll(si.layout_mask)) != si.channels) {
     Fail(LANCET_MEDIA_ECORRUPT, "stream_info's channel layout does not have its channel count");
   }
-  if (si.packet_count == 0 || si.packet_count > UINT32_MAX || si.sample_count > kMaxSamples) {
+  if (si.packet_count == 0 || si.packet_count > UINT32_MAX || si.sample_count > kMaxSamples || si.group_count == 0 ||
+      si.group_count > si.packet_count) {
     Fail(LANCET_MEDIA_ECORRUPT, "stream_info has bad packet/sample counts");
   }
   if (!PtsInRange(si.start_pts)) Fail(LANCET_MEDIA_ECORRUPT, "stream_info has a bad start pts");
@@ -164,72 +171,121 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size) {
   return si;
 }
 
-std::vector<uint8_t> WriteEntries(const std::vector<PacketRecord>& packets) {
+std::vector<uint8_t> WriteEntries(const Index& index) {
   constexpr uint32_t h = LANCET_AUDIO_ENTRIES_HEADER_SIZE;
-  std::vector<uint8_t> out(h + packets.size() * LANCET_AUDIO_PACKET_RECORD_SIZE, 0);
+  std::vector<uint8_t> out(h + index.groups.size() * LANCET_AUDIO_GROUP_RECORD_SIZE, 0);
   uint8_t* p = out.data();
   PutU32(p, LANCET_AUDIO_ENTRIES_MAGIC);
   PutU16(p + 4, 1);
   PutU16(p + 6, h);
-  PutU64(p + 8, packets.size());
+  PutU32(p + 8, static_cast<uint32_t>(index.groups.size()));
+  PutU64(p + 16, index.packet_count);
   p += h;
-  for (const PacketRecord& r : packets) {
-    PutU64(p, r.offset);
-    PutU32(p + 8, r.size);
-    PutU32(p + 12, r.flags);
-    PutI64(p + 16, r.pts);
-    PutU64(p + 24, r.first_sample);
-    PutU32(p + 32, r.samples);
-    PutU32(p + 36, r.preroll);
-    PutU32(p + 40, r.skip_start);
-    PutU32(p + 44, r.skip_end);
-    p += LANCET_AUDIO_PACKET_RECORD_SIZE;
+  for (const GroupRecord& g : index.groups) {
+    PutU64(p, g.offset);
+    PutU64(p + 8, g.size);
+    PutU64(p + 16, g.first_sample);
+    PutU32(p + 24, g.first_packet);
+    PutU32(p + 28, g.packet_count);
+    PutU32(p + 32, g.samples);
+    PutU32(p + 36, g.preroll_start);
+    PutI64(p + 40, g.first_pts);
+    p += LANCET_AUDIO_GROUP_RECORD_SIZE;
   }
   return out;
 }
 
-std::vector<PacketRecord> ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
+Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si) {
   const uint16_t h = CheckHeader(data, size, LANCET_AUDIO_ENTRIES_MAGIC, LANCET_AUDIO_ENTRIES_HEADER_SIZE, "entries");
-  const uint64_t n = U64(data + 8);
+  const uint64_t n = U32(data + 8);
+  const uint64_t packets = U64(data + 16);
+  if (U32(data + 12) != 0) Fail(LANCET_MEDIA_ECORRUPT, "entries has non-zero reserved bytes");
   const uint64_t body = size - h;
-  if (n > body / LANCET_AUDIO_PACKET_RECORD_SIZE || n * LANCET_AUDIO_PACKET_RECORD_SIZE != body) {
-    Fail(LANCET_MEDIA_ECORRUPT, "entries declares " + std::to_string(n) + " packets, which do not fill its " +
-                                    std::to_string(size) + " bytes");
+  if (n > body / LANCET_AUDIO_GROUP_RECORD_SIZE || n * LANCET_AUDIO_GROUP_RECORD_SIZE != body) {
+    Fail(LANCET_MEDIA_ECORRUPT,
+         "entries declares " + std::to_string(n) + " groups, which do not fill its " + std::to_string(size) + " bytes");
   }
-  if (n != si.packet_count) {
-    Fail(LANCET_MEDIA_ECORRUPT, "entries (" + std::to_string(n) + " packets) disagree with stream_info (" +
+  if (n != si.group_count || packets != si.packet_count) {
+    Fail(LANCET_MEDIA_ECORRUPT, "entries (" + std::to_string(n) + " groups, " + std::to_string(packets) +
+                                    " packets) disagree with stream_info (" + std::to_string(si.group_count) + ", " +
                                     std::to_string(si.packet_count) + ")");
   }
-  std::vector<PacketRecord> packets(n);
+  Index index;
+  index.packet_count = packets;
+  index.groups.resize(n);
   const uint8_t* p = data + h;
-  uint64_t offset = 0, sample = 0;
-  constexpr uint32_t kKnownFlags = LANCET_AUDIO_PACKET_KEY | LANCET_AUDIO_PACKET_SKIP;
-  for (uint64_t i = 0; i < n; ++i, p += LANCET_AUDIO_PACKET_RECORD_SIZE) {
-    PacketRecord& r = packets[i];
-    r.offset = U64(p);
-    r.size = U32(p + 8);
-    r.flags = U32(p + 12);
-    r.pts = I64(p + 16);
-    r.first_sample = U64(p + 24);
-    r.samples = U32(p + 32);
-    r.preroll = U32(p + 36);
-    r.skip_start = U32(p + 40);
-    r.skip_end = U32(p + 44);
-    const bool skip = (r.flags & LANCET_AUDIO_PACKET_SKIP) != 0;
-    const bool ok = r.offset == offset && r.size > 0 && r.size <= kMaxPacketSize && (r.flags & ~kKnownFlags) == 0 &&
-                    PtsInRange(r.pts) && r.first_sample == sample && r.samples <= kMaxPacketSamples && r.preroll <= i &&
-                    r.preroll <= kMaxPreroll && r.skip_start <= kMaxPacketSamples && r.skip_end <= kMaxPacketSamples &&
-                    (skip || (r.skip_start == 0 && r.skip_end == 0));
-    if (!ok) Fail(LANCET_MEDIA_ECORRUPT, "entries: packet " + std::to_string(i) + " is not the next packet");
-    offset += r.size;
-    sample += r.samples;
-    if (offset > (uint64_t{1} << 62) || sample > kMaxSamples) {
-      Fail(LANCET_MEDIA_ECORRUPT, "entries: packet " + std::to_string(i) + " lies beyond 2^62 bytes or 2^60 samples");
-    }
+  uint64_t offset = 0, sample = 0, next = 0;
+  for (uint64_t i = 0; i < n; ++i, p += LANCET_AUDIO_GROUP_RECORD_SIZE) {
+    GroupRecord& g = index.groups[i];
+    g.offset = U64(p);
+    g.size = U64(p + 8);
+    g.first_sample = U64(p + 16);
+    g.first_packet = U32(p + 24);
+    g.packet_count = U32(p + 28);
+    g.samples = U32(p + 32);
+    g.preroll_start = U32(p + 36);
+    g.first_pts = I64(p + 40);
+    g.table_size = g.packet_count * LANCET_AUDIO_PACKET_RECORD_SIZE;
+    const bool ok = g.offset == offset && g.first_sample == sample && g.first_packet == next && g.packet_count > 0 &&
+                    g.packet_count <= kMaxGroupPackets && g.packet_count <= packets - next &&
+                    g.size >= uint64_t{g.table_size} + g.packet_count && g.size <= (uint64_t{1} << 62) - offset &&
+                    uint64_t{g.samples} <= uint64_t{g.packet_count} * kMaxPacketSamples &&
+                    g.preroll_start <= g.first_packet && g.first_packet - g.preroll_start <= kMaxPreroll &&
+                    PtsInRange(g.first_pts);
+    if (!ok) Fail(LANCET_MEDIA_ECORRUPT, "entries: group " + std::to_string(i) + " is not the next group");
+    offset += g.size;
+    sample += g.samples;
+    next += g.packet_count;
   }
+  if (next != packets) Fail(LANCET_MEDIA_ECORRUPT, "entries: the groups do not cover every packet");
   if (sample != si.sample_count) {
     Fail(LANCET_MEDIA_ECORRUPT,
          "entries hold " + std::to_string(sample) + " samples, stream_info says " + std::to_string(si.sample_count));
+  }
+  return index;
+}
+
+void WritePacketTable(const std::vector<PacketRecord>& packets, std::vector<uint8_t>* out) {
+  out->assign(packets.size() * LANCET_AUDIO_PACKET_RECORD_SIZE, 0);
+  uint8_t* p = out->data();
+  for (const PacketRecord& r : packets) {
+    PutU32(p, r.size);
+    PutU32(p + 4, r.flags);
+    PutI64(p + 8, r.pts);
+    PutU32(p + 16, r.samples);
+    PutU32(p + 20, r.skip_start);
+    PutU32(p + 24, r.skip_end);
+    p += LANCET_AUDIO_PACKET_RECORD_SIZE;
+  }
+}
+
+std::vector<PacketRecord> ReadPacketTable(const uint8_t* data, const GroupRecord& group, uint64_t g) {
+  const std::string where = "stored stream: group " + std::to_string(g) + "'s packet table";
+  std::vector<PacketRecord> packets(group.packet_count);
+  uint64_t offset = group.offset + group.table_size, sample = group.first_sample;
+  constexpr uint32_t kKnownFlags = LANCET_AUDIO_PACKET_KEY | LANCET_AUDIO_PACKET_SKIP;
+  const uint8_t* p = data;
+  for (uint32_t k = 0; k < group.packet_count; ++k, p += LANCET_AUDIO_PACKET_RECORD_SIZE) {
+    PacketRecord& r = packets[k];
+    r.size = U32(p);
+    r.flags = U32(p + 4);
+    r.pts = I64(p + 8);
+    r.samples = U32(p + 16);
+    r.skip_start = U32(p + 20);
+    r.skip_end = U32(p + 24);
+    r.offset = offset;
+    r.first_sample = sample;
+    const bool skip = (r.flags & LANCET_AUDIO_PACKET_SKIP) != 0;
+    const bool ok = r.size > 0 && r.size <= kMaxPacketSize && (r.flags & ~kKnownFlags) == 0 && PtsInRange(r.pts) &&
+                    r.samples <= kMaxPacketSamples && r.skip_start <= kMaxPacketSamples &&
+                    r.skip_end <= kMaxPacketSamples && (skip || (r.skip_start == 0 && r.skip_end == 0)) &&
+                    U32(p + 28) == 0 && (k > 0 || r.pts == group.first_pts);
+    if (!ok) Fail(LANCET_MEDIA_ECORRUPT, where + ": packet " + std::to_string(k) + " does not match its group");
+    offset += r.size;
+    sample += r.samples;
+  }
+  if (offset != group.offset + group.size || sample != group.first_sample + group.samples) {
+    Fail(LANCET_MEDIA_ECORRUPT, where + " disagrees with the group record");
   }
   return packets;
 }

@@ -42,7 +42,7 @@ const Config& ConfigOf(const LancetMediaPlugin* self) { return *static_cast<cons
 
 struct Parsed {
   StreamInfo si;
-  std::vector<PacketRecord> packets;
+  Index index;
   Request request;
   Selection selection;
 };
@@ -51,9 +51,9 @@ Parsed Parse(const uint8_t* stream_info, uint64_t stream_info_size, const uint8_
              const uint8_t* request, uint64_t request_size) {
   Parsed p;
   p.si = ReadStreamInfo(stream_info, stream_info_size);
-  p.packets = ReadEntries(entries, entries_size, p.si);
+  p.index = ReadEntries(entries, entries_size, p.si);
   p.request = ReadRequest(request, request_size);
-  p.selection = Select(p.si, p.packets, p.request);
+  p.selection = Select(p.si, p.index, p.request);
   return p;
 }
 
@@ -62,17 +62,17 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
             LancetMediaRanges* out, LancetMediaError* error) noexcept {
   return Guard(error, [&] {
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
-    const PacketRecord& last = p.packets.back();
+    const GroupRecord& last = p.index.groups.back();
     if (last.offset + last.size > blob_size) {
       Fail(LANCET_MEDIA_ECORRUPT, "entries describe " + std::to_string(last.offset + last.size) +
                                       " stored bytes but the blob has " + std::to_string(blob_size));
     }
     auto ranges = std::make_unique<std::vector<LancetMediaRange>>();
-    // Packets are stored back to back in decode order: the pre-roll and the window's
-    // packets are one contiguous range.
+    // Groups are stored back to back in decode order: the pre-roll's and the window's
+    // groups are one contiguous range.
     if (!p.selection.empty) {
-      const PacketRecord& a = p.packets[p.selection.start];
-      const PacketRecord& b = p.packets[p.selection.last];
+      const GroupRecord& a = p.index.groups[p.selection.start];
+      const GroupRecord& b = p.index.groups[p.selection.last];
       ranges->push_back({a.offset, b.offset + b.size - a.offset});
     }
     out->ranges = ranges->data();
@@ -91,7 +91,7 @@ int DecodeAbi(const LancetMediaPlugin*, const uint8_t* request, uint64_t request
       Fail(LANCET_MEDIA_EINVAL, "decode got ranges without pointers");
     }
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
-    Decoded d = DecodeWindow(p.si, p.packets, p.request, p.selection, ranges, range_data, range_count);
+    Decoded d = DecodeWindow(p.si, p.index, p.request, p.selection, ranges, range_data, range_count);
     LancetMediaDecoded result{};
     GiveBuffer(&result.metadata, std::move(d.metadata));
     try {

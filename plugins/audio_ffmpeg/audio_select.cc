@@ -18,7 +18,9 @@ uint64_t SampleAt(double t, uint32_t rate, uint64_t limit) {
 
 }  // namespace
 
-Selection Select(const StreamInfo& si, const std::vector<PacketRecord>& packets, const Request& r) {
+PrerollRule RuleOf(const StreamInfo& si) { return {si.preroll_packets, si.preroll_samples, si.preroll_bytes}; }
+
+Selection Select(const StreamInfo& si, const Index& index, const Request& r) {
   Selection s;
   s.out_rate = r.rate != 0 ? r.rate : si.sample_rate;
   s.out_channels = r.channels != 0 ? r.channels : si.channels;
@@ -33,21 +35,28 @@ Selection Select(const StreamInfo& si, const std::vector<PacketRecord>& packets,
     s.out0 = SampleAt(r.t0, s.out_rate, out_total);
     s.out1 = SampleAt(r.t1, s.out_rate, out_total);
   }
-  if (s.s0 >= s.s1 || s.out0 >= s.out1 || packets.empty()) return s;
-  const uint64_t bytes = (s.out1 - s.out0) * s.out_channels * (r.format == LANCET_AUDIO_FMT_S16 ? 2 : 4);
-  if (s.out1 - s.out0 > kMaxOutputBytes || bytes > kMaxOutputBytes) {
-    Fail(LANCET_MEDIA_EINVAL, "the window's " + std::to_string(s.out1 - s.out0) + " samples x " +
-                                  std::to_string(s.out_channels) + " channels exceed 1 GiB: ask for a shorter window");
+  const std::vector<GroupRecord>& groups = index.groups;
+  if (s.s0 >= s.s1 || s.out0 >= s.out1 || groups.empty()) return s;
+  const uint64_t count = s.out1 - s.out0;
+  if (count > kMaxOutputBytes ||
+      count * s.out_channels * (r.format == LANCET_AUDIO_FMT_S16 ? 2 : 4) > kMaxOutputBytes) {
+    Fail(LANCET_MEDIA_EINVAL, "the window's " + std::to_string(count) + " samples x " + std::to_string(s.out_channels) +
+                                  " channels exceed 1 GiB: ask for a shorter window");
   }
-  auto by_first = [](uint64_t v, const PacketRecord& p) { return v < p.first_sample; };
-  // The last packet starting at or before s0 (among packets at one position, the last,
-  // which holds the samples), and the last packet starting before s1.
-  auto first = std::upper_bound(packets.begin(), packets.end(), s.s0, by_first);
-  auto last = std::upper_bound(packets.begin(), packets.end(), s.s1 - 1, by_first);
-  if (first == packets.begin() || last == packets.begin()) return s;
-  s.first = static_cast<uint32_t>((first - packets.begin()) - 1);
-  s.last = static_cast<uint32_t>((last - packets.begin()) - 1);
-  s.start = s.first - packets[s.first].preroll;
+  auto by_first = [](uint64_t v, const GroupRecord& g) { return v < g.first_sample; };
+  // The last group starting at or before s0 (among groups at one position, the last,
+  // which holds the samples), and the last group starting before s1.
+  auto first = std::upper_bound(groups.begin(), groups.end(), s.s0, by_first);
+  auto last = std::upper_bound(groups.begin(), groups.end(), s.s1 - 1, by_first);
+  if (first == groups.begin() || last == groups.begin()) return s;
+  s.first = static_cast<uint32_t>((first - groups.begin()) - 1);
+  s.last = static_cast<uint32_t>((last - groups.begin()) - 1);
+  // The group holding the pre-roll start of the first group's first packet: any packet of
+  // the first group needs no earlier start (starts only move forward with the packet).
+  const uint32_t start_packet = groups[s.first].preroll_start;
+  auto by_packet = [](uint32_t v, const GroupRecord& g) { return v < g.first_packet; };
+  s.start = static_cast<uint32_t>(
+      (std::upper_bound(groups.begin(), groups.end(), start_packet, by_packet) - groups.begin()) - 1);
   s.empty = false;
   return s;
 }
