@@ -45,9 +45,7 @@ class AudioCli : public ::testing::Test {
         &rc);
     ASSERT_EQ(rc, 0) << log;
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
+  void TearDown() override { fs::remove_all(ScratchDir()); }
 
   std::string dir_;
   std::vector<std::string> sources_;

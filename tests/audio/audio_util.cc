@@ -88,8 +88,8 @@ std::string MakeAudio(double seconds, int rate, int channels, const std::string&
 }
 
 std::vector<uint8_t> DecodeWithFfmpeg(const std::string& path, const std::string& format, const std::string& extra) {
-  const std::string out = ScratchDir() + "/ref-" + std::to_string(std::hash<std::string>{}(path + format + extra)) +
-                          "-" + std::to_string(getpid()) + ".raw";
+  const std::string out = MediaDir() + "/ref-" + std::to_string(std::hash<std::string>{}(path + format + extra)) + "-" +
+                          std::to_string(getpid()) + ".raw";
   const std::string command = "ffmpeg -nostdin -hide_banner -loglevel error -y -i '" + path + "' -vn " + extra +
                               " -f " + format + " '" + out + "' > /dev/null 2>&1";
   if (RunCommand(command) != 0) {
