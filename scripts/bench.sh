@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reading, writing and blob benchmarks against the reference on the same data, in one run.
-#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|blob|video|all]     (data kept in BUILD_DIR/bench-data)
+#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|blob|video|audio|all]     (data kept in BUILD_DIR/bench-data)
 # ROWS sizes the mixed dataset of read/write; blob uses bench.mjs's blob dataset
 # (1000 inline blobs of 1-64 KiB + 20 dedicated of 5-50 MiB, 597 MB). video runs
 # bench_extract_frame --quick (frames of a video: ExtractFrames vs FFmpeg over BlobFile).
@@ -16,7 +16,7 @@ mkdir -p "$DATA"
 line="$("$PEER/setup.sh")"
 export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
 DS="$DATA/mixed_$ROWS.lance"
-if [ "$WHAT" != blob ] && [ "$WHAT" != video ] && [ ! -d "$DS/_versions" ]; then
+if [ "$WHAT" != blob ] && [ "$WHAT" != video ] && [ "$WHAT" != audio ] && [ ! -d "$DS/_versions" ]; then
   echo "bench: the reference writes $ROWS mixed rows into $DS" >&2
   node "$B" --op make-dataset --out "$DS" --rows "$ROWS" --quiet > "$DATA/make.jsonl"
 fi
@@ -73,5 +73,13 @@ if [ "$WHAT" = all ] || [ "$WHAT" = video ]; then
     "$BUILD/bin/bench_extract_frame" --quick
   else
     echo "bench: no bench_extract_frame in $BUILD (built only with FFmpeg's libraries)" >&2
+  fi
+fi
+if [ "$WHAT" = all ] || [ "$WHAT" = audio ]; then
+  if [ -x "$BUILD/bin/bench_extract_audio" ]; then
+    echo "bench: windows of audio (bench_extract_audio --quick)" >&2
+    "$BUILD/bin/bench_extract_audio" --quick
+  else
+    echo "bench: no bench_extract_audio in $BUILD (built only with FFmpeg's libraries)" >&2
   fi
 fi

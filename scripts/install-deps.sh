@@ -26,7 +26,7 @@ APT_PACKAGES=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libssl-dev
   git ca-certificates curl ccache time
-  ffmpeg libavformat-dev libavcodec-dev libswscale-dev libavutil-dev zlib1g-dev
+  ffmpeg libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev zlib1g-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -32,6 +32,7 @@ int RunMain(int argc, char** argv) {
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
                                    AddCompactCommand(app), AddCleanupCommand(app), AddExtractCommand(app),
                                    AddExtractFrameCommand(app), AddExtractClipCommand(app)};
+  commands.push_back(AddExtractAudioCommand(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

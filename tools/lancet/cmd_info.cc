@@ -5,6 +5,7 @@
 
 #include "lancet/commands.h"
 #include "lancet/format/file_reader.h"
+#include "lancet/info_audio.h"
 #include "lancet/info_video.h"
 #include "lancet/json_writer.h"
 
@@ -144,6 +145,7 @@ struct InfoState {
 
     AppendBlobColumns(out, ds);
     if (Status st = AppendVideoRows(out, ds, video_rows); !st.ok()) return ReportError(st);
+    if (Status st = AppendAudioRows(out, ds, video_rows); !st.ok()) return ReportError(st);
 
     out += "\nFragments:\n";
     for (const auto& frag : ds.fragments()) {
@@ -215,7 +217,7 @@ Command AddInfoCommand(CLI::App& root) {
   app->add_flag("--all-fragments", state->all_fragments, "Show column encodings of every fragment, not just the first");
   app->add_flag("--no-encodings", state->no_encodings, "Do not open data files to describe their columns");
   app->add_option("--video-rows", state->video_rows,
-                  "List video rows one per line up to this many, else summarise them (default 20)");
+                  "List video (and audio) rows one per line up to this many, else summarise them (default 20)");
   return {app, [state] { return state->Run(); }};
 }
 
