@@ -29,5 +29,7 @@ Command AddExtractCommand(CLI::App& root);
 /// `extract-frame` and `extract-clip`: video frames as PNG and windows as MP4.
 Command AddExtractFrameCommand(CLI::App& root);
 Command AddExtractClipCommand(CLI::App& root);
+/// `extract-image`: an image page, region or thumbnail as PNG.
+Command AddExtractImageCommand(CLI::App& root);
 
 }  // namespace lancet::cli
