@@ -32,6 +32,8 @@ uint8_t PatternAt(const PageSpec& spec, uint32_t x, uint32_t y, uint32_t s) {
 }
 
 Status WriteTiff(const std::string& path, const std::vector<PageSpec>& pages) {
+  // The legacy Deflate code (32946) is written on purpose; libtiff warns about it on stderr.
+  TIFFSetWarningHandler(nullptr);
   TIFF* tif = TIFFOpen(path.c_str(), "w");
   if (tif == nullptr) return Status::IOError("libtiff cannot create " + path);
   for (const PageSpec& p : pages) {
