@@ -12,6 +12,8 @@ namespace lancet_image {
 namespace {
 
 constexpr uint32_t kMaxThumbnail = 4096;
+// 8 GiB of decoded samples: a 50000x50000 RGB page.
+constexpr uint64_t kMaxThumbnailSource = 8ull << 30;
 
 struct IfdEntry {
   uint16_t tag, type;
@@ -184,6 +186,13 @@ Decoded DecodeThumbnail(const Request& r, const Page& p, const Index& index, con
   }
   const uint32_t longer = std::max(p.width, p.height);
   if (r.thumbnail >= longer) return DecodeArea(r, p, index, located);
+  // A thumbnail decodes the whole page: bounded so hostile geometry cannot mean hours of work.
+  const uint64_t work = uint64_t{p.Across()} * p.chunk_width * p.Down() * p.chunk_height * p.samples;
+  if (work > kMaxThumbnailSource) {
+    Fail(LANCET_MEDIA_EINVAL, "page " + std::to_string(r.page) + " is " + std::to_string(p.width) + "x" +
+                                  std::to_string(p.height) + ": a thumbnail would decode " + std::to_string(work) +
+                                  " bytes, over " + std::to_string(kMaxThumbnailSource) + "; ask for a region");
+  }
   uint32_t ow, oh;
   if (p.width >= p.height) {
     ow = r.thumbnail;
@@ -194,31 +203,43 @@ Decoded DecodeThumbnail(const Request& r, const Page& p, const Index& index, con
   }
   const uint32_t ch = p.Channels();
   std::vector<uint64_t> sums(uint64_t{ow} * oh * ch, 0);
-  std::vector<uint64_t> counts(uint64_t{ow} * oh, 0);
-  std::vector<uint32_t> col(p.width);
-  for (uint32_t x = 0; x < p.width; ++x) col[x] = static_cast<uint32_t>(uint64_t{x} * ow / p.width);
+  // col[x]: the output column of source column x; col_end[ox]: the first x past it. Counts
+  // per output pixel are (columns of ox) x (rows of oy), so only sums are accumulated.
+  std::vector<uint32_t> col(p.width), col_end(ow, 0), xcount(ow, 0), ycount(oh, 0);
+  for (uint32_t x = 0; x < p.width; ++x) {
+    col[x] = static_cast<uint32_t>(uint64_t{x} * ow / p.width);
+    col_end[col[x]] = x + 1;
+    ++xcount[col[x]];
+  }
+  for (uint32_t y = 0; y < p.height; ++y) ++ycount[uint64_t{y} * oh / p.height];
   const Area all{0, 0, p.width, p.height};
   ForEachChunk(p, index, all, located, [&](const std::vector<uint8_t>& px, uint32_t cx, uint32_t cy, uint32_t rows) {
     const uint32_t x1 = std::min(cx + p.chunk_width, p.width), y1 = std::min(cy + rows, p.height);
     for (uint32_t y = cy; y < y1; ++y) {
-      const uint64_t orow = uint64_t{y} * oh / p.height * ow;
+      uint64_t* orow = sums.data() + uint64_t{y} * oh / p.height * ow * ch;
       const uint8_t* src = px.data() + uint64_t{y - cy} * p.chunk_width * p.samples;
-      for (uint32_t x = cx; x < x1; ++x) {
-        const uint64_t o = orow + col[x];
-        const uint8_t* s = src + uint64_t{x - cx} * p.samples;
-        for (uint32_t k = 0; k < ch; ++k) sums[o * ch + k] += s[k];
-        ++counts[o];
+      for (uint32_t x = cx; x < x1;) {
+        const uint32_t ox = col[x], end = std::min(x1, col_end[ox]);
+        // Each run of source columns that land in one output column is summed on its own.
+        uint64_t acc[3] = {0, 0, 0};
+        for (; x < end; ++x) {
+          for (uint32_t k = 0; k < ch; ++k) acc[k] += src[uint64_t{x - cx} * p.samples + k];
+        }
+        for (uint32_t k = 0; k < ch; ++k) orow[uint64_t{ox} * ch + k] += acc[k];
       }
     }
   });
   Decoded d;
   d.data.resize(sums.size());
   const bool invert = p.photometric == 0;
-  for (uint64_t o = 0; o < counts.size(); ++o) {
-    const uint64_t n = counts[o] == 0 ? 1 : counts[o];
-    for (uint32_t k = 0; k < ch; ++k) {
-      const auto v = static_cast<uint8_t>((sums[o * ch + k] + n / 2) / n);
-      d.data[o * ch + k] = invert ? static_cast<uint8_t>(255 - v) : v;
+  for (uint32_t oy = 0; oy < oh; ++oy) {
+    for (uint32_t ox = 0; ox < ow; ++ox) {
+      const uint64_t o = uint64_t{oy} * ow + ox;
+      const uint64_t n = std::max<uint64_t>(1, uint64_t{xcount[ox]} * ycount[oy]);
+      for (uint32_t k = 0; k < ch; ++k) {
+        const auto v = static_cast<uint8_t>((sums[o * ch + k] + n / 2) / n);
+        d.data[o * ch + k] = invert ? static_cast<uint8_t>(255 - v) : v;
+      }
     }
   }
   d.metadata = Metadata(r, p, ow, oh, 0, 0);

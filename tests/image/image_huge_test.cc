@@ -115,6 +115,18 @@ TEST(ImageHuge, RegionOfA20000PageReadsUnderFivePercent) {
   EXPECT_LT(all.read_bytes * 20, page_bytes);
   EXPECT_EQ(tile_bytes, stats.extract.bytes_planned);
   EXPECT_LT(stats.extract.bytes_planned * 500, page_bytes);  // 4 tiles of 6241
+
+  // A thumbnail decodes every tile, one at a time, into 200x200 box sums: each output pixel
+  // is the mean of a 100x100 block.
+  ASSERT_OK_AND_ASSIGN(Image thumb, ExtractImage(*ds, "image", 0, ImageRequest::Thumbnail(0, 200), *plugin));
+  ASSERT_EQ(thumb.width, 200u);
+  ASSERT_EQ(thumb.height, 200u);
+  for (auto [ox, oy] : std::vector<std::pair<uint32_t, uint32_t>>{{0, 0}, {101, 57}, {199, 199}}) {
+    const std::vector<uint8_t> block = LibtiffRegion(tiff, ox * 100, oy * 100, 100, 100);
+    uint64_t sum = 0;
+    for (uint8_t v : block) sum += v;
+    EXPECT_EQ(thumb.pixels->data()[oy * 200 + ox], (sum + 5000) / 10000) << ox << "," << oy;
+  }
 }
 
 }  // namespace
