@@ -93,6 +93,25 @@ TEST_F(ImageExtract, EveryPageEqualsLibtiff) {
   EXPECT_TRUE(Bytes(Get(1, ImageRequest::Page(0))) == ref.pixels);
 }
 
+// BigTIFF (64-bit offsets) reads like classic TIFF.
+TEST_F(ImageExtract, BigTiffPagesEqualLibtiff) {
+  const std::string big = tmp_.Join("big.tif");
+  const std::vector<PageSpec> pages = {PageSpec{150, 110, 3, COMPRESSION_LZW, 2, 0, 32, 16, 11},
+                                       PageSpec{90, 70, 1, COMPRESSION_NONE, 1, 0, 0, 9, 12}};
+  ASSERT_OK(testing::WriteTiff(big, pages, true));
+  ASSERT_EQ(testing::ReadWholeFile(big).substr(0, 4), std::string("II+\0", 4));
+  const std::string root = tmp_.Join("big_ds");
+  ASSERT_OK(testing::WriteImageDataset(root, {big}, false, 16 << 10));
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(root));
+  for (uint32_t i = 0; i < pages.size(); ++i) {
+    ASSERT_OK_AND_ASSIGN(testing::Decoded ref, testing::DecodeWithLibtiff(big, i));
+    ASSERT_OK_AND_ASSIGN(Image img, ExtractImage(*ds, "image", 0, ImageRequest::Page(i), *plugin_));
+    EXPECT_TRUE(Bytes(img) == ref.pixels) << "page " << i;
+    ASSERT_OK_AND_ASSIGN(Image crop, ExtractImage(*ds, "image", 0, ImageRequest::Region(i, 20, 30, 40, 25), *plugin_));
+    EXPECT_TRUE(Bytes(crop) == testing::Crop(ref, 20, 30, 40, 25)) << "page " << i;
+  }
+}
+
 TEST_F(ImageExtract, RegionsEqualLibtiffCrops) {
   const auto pages = Pages();
   for (uint32_t i = 0; i < pages.size(); ++i) {

@@ -31,10 +31,10 @@ uint8_t PatternAt(const PageSpec& spec, uint32_t x, uint32_t y, uint32_t s) {
   return static_cast<uint8_t>(v);
 }
 
-Status WriteTiff(const std::string& path, const std::vector<PageSpec>& pages) {
+Status WriteTiff(const std::string& path, const std::vector<PageSpec>& pages, bool big) {
   // The legacy Deflate code (32946) is written on purpose; libtiff warns about it on stderr.
   TIFFSetWarningHandler(nullptr);
-  TIFF* tif = TIFFOpen(path.c_str(), "w");
+  TIFF* tif = TIFFOpen(path.c_str(), big ? "w8" : "w");
   if (tif == nullptr) return Status::IOError("libtiff cannot create " + path);
   for (const PageSpec& p : pages) {
     TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, p.width);

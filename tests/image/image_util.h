@@ -32,8 +32,8 @@ struct PageSpec {
 /// The pattern a page of `spec` holds at (x, y), sample s.
 uint8_t PatternAt(const PageSpec& spec, uint32_t x, uint32_t y, uint32_t s);
 
-/// Writes a TIFF with one directory per spec. Pixels are PatternAt.
-Status WriteTiff(const std::string& path, const std::vector<PageSpec>& pages);
+/// Writes a TIFF (BigTIFF when `big`) with one directory per spec. Pixels are PatternAt.
+Status WriteTiff(const std::string& path, const std::vector<PageSpec>& pages, bool big = false);
 
 /// Page `page` of `path` decoded by libtiff (TIFFReadTile / TIFFReadEncodedStrip), as
 /// tightly packed rows of 1 (gray, min-is-white inverted) or 3 bytes per pixel.
