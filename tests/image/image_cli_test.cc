@@ -102,6 +102,10 @@ TEST(ImageCli, IngestThenExtractPagesRegionsAndThumbnails) {
   CliRun r = Lancet(tmp, ingest);
   ASSERT_EQ(r.rc, 0) << r.err;
 
+  r = Lancet(tmp, "info " + Quote(ds));
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("image"), std::string::npos) << r.out;
+
   // The plugin the column records (found in the build's plugin directory).
   const std::string page = tmp.Join("out/page.png");
   r = Lancet(tmp, "extract-image " + Quote(ds) + " --column image --row 0 --page 1 --out " + Quote(page));
