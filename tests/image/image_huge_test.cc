@@ -113,7 +113,7 @@ TEST(ImageHuge, RegionOfA20000PageReadsUnderFivePercent) {
               static_cast<unsigned long long>(tile_bytes),
               100.0 * static_cast<double>(tile_bytes) / static_cast<double>(page_bytes));
   EXPECT_LT(all.read_bytes * 20, page_bytes);
-  EXPECT_GE(all.read_bytes, stats.extract.bytes_planned);  // the planned tile ranges were read
+  EXPECT_GE(all.read_bytes, stats.extract.bytes_planned);    // the planned tile ranges were read
   EXPECT_LT(stats.extract.bytes_planned * 500, page_bytes);  // 4 tiles of 6241
 
   // A thumbnail decodes every tile, one at a time, into 200x200 box sums: each output pixel
