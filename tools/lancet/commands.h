@@ -31,5 +31,7 @@ Command AddExtractFrameCommand(CLI::App& root);
 Command AddExtractClipCommand(CLI::App& root);
 /// `extract-audio`: a window of an audio row as WAV (audio plugin).
 Command AddExtractAudioCommand(CLI::App& root);
+/// `extract-image`: an image page, region or thumbnail as PNG.
+Command AddExtractImageCommand(CLI::App& root);
 
 }  // namespace lancet::cli

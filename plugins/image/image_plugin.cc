@@ -1,0 +1,142 @@
+// The ABI table: init, plan and decode entry points, and the buffers handed out. Every
+// entry point is noexcept and funnels failures through Guard.
+#include <cstdio>
+#include <memory>
+
+#include "image_internal.h"
+
+namespace lancet_image {
+
+void Fail(int code, std::string message) { throw Error{code, std::move(message)}; }
+
+int Report(LancetMediaError* error, const Error& e) noexcept {
+  if (error != nullptr) std::snprintf(error->message, sizeof error->message, "%s", e.message.c_str());
+  return e.code;
+}
+
+namespace {
+
+void ReleaseVector(LancetMediaBuffer* self) {
+  delete static_cast<std::vector<uint8_t>*>(self->private_data);
+  self->private_data = nullptr;
+  self->release = nullptr;
+}
+
+void ReleaseRanges(LancetMediaRanges* self) {
+  delete static_cast<std::vector<LancetMediaRange>*>(self->private_data);
+  self->private_data = nullptr;
+  self->release = nullptr;
+}
+
+struct Parsed {
+  Index index;
+  Request request;
+};
+
+Parsed Parse(const uint8_t* stream_info, uint64_t stream_info_size, const uint8_t* entries, uint64_t entries_size,
+             const uint8_t* request, uint64_t request_size) {
+  Parsed p;
+  const StreamInfo si = ReadStreamInfo(stream_info, stream_info_size);
+  p.index = ReadEntries(entries, entries_size, si);
+  p.request = ReadRequest(request, request_size, p.index);
+  return p;
+}
+
+int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t stream_info_size, const uint8_t* entries,
+            uint64_t entries_size, const uint8_t* request, uint64_t request_size, uint64_t blob_size,
+            LancetMediaRanges* out, LancetMediaError* error) noexcept {
+  return Guard(error, [&] {
+    Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
+    const Page& page = p.index.pages[p.request.page];
+    auto ranges = std::make_unique<std::vector<LancetMediaRange>>();
+    // The chunks the area intersects, in grid order; neighbours stored back to back merge.
+    for (uint64_t c : ChunksFor(page, RequestArea(p.request, page))) {
+      const Chunk& ch = p.index.chunks[c];
+      if (ch.size == 0) continue;
+      if (ch.offset > blob_size || ch.size > blob_size - ch.offset) {
+        Fail(LANCET_MEDIA_ECORRUPT, "entries chunk " + std::to_string(c) + " [" + std::to_string(ch.offset) + ", +" +
+                                        std::to_string(ch.size) + ") lies past the " + std::to_string(blob_size) +
+                                        "-byte blob");
+      }
+      if (!ranges->empty() && ranges->back().offset + ranges->back().length == ch.offset) {
+        ranges->back().length += ch.size;
+      } else {
+        ranges->push_back({ch.offset, ch.size});
+      }
+    }
+    out->ranges = ranges->data();
+    out->count = ranges->size();
+    out->private_data = ranges.release();
+    out->release = ReleaseRanges;
+  });
+}
+
+int DecodeAbi(const LancetMediaPlugin*, const uint8_t* request, uint64_t request_size, const uint8_t* stream_info,
+              uint64_t stream_info_size, const uint8_t* entries, uint64_t entries_size, const LancetMediaRange* ranges,
+              const uint8_t* const* range_data, uint64_t range_count, LancetMediaDecoded* out,
+              LancetMediaError* error) noexcept {
+  return Guard(error, [&] {
+    if (range_count > 0 && (ranges == nullptr || range_data == nullptr)) {
+      Fail(LANCET_MEDIA_EINVAL, "decode got ranges without pointers");
+    }
+    Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
+    Decoded d = DecodeRequest(p.request, p.index, ranges, range_data, range_count);
+    LancetMediaDecoded result{};
+    GiveBuffer(&result.metadata, std::move(d.metadata));
+    try {
+      GiveBuffer(&result.data, std::move(d.data));
+    } catch (...) {
+      result.metadata.release(&result.metadata);
+      throw;
+    }
+    *out = result;
+  });
+}
+
+int IngestStartAbi(const LancetMediaPlugin*, LancetMediaIngest* out, LancetMediaError* error) noexcept {
+  return StartIngest(out, error);
+}
+
+void ReleasePlugin(LancetMediaPlugin* self) {
+  self->private_data = nullptr;
+  self->release = nullptr;
+}
+
+}  // namespace
+
+void GiveBuffer(LancetMediaBuffer* out, std::vector<uint8_t>&& bytes) {
+  auto owned = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
+  out->data = owned->data();
+  out->size = owned->size();
+  out->release = ReleaseVector;
+  out->private_data = owned.release();
+}
+
+}  // namespace lancet_image
+
+extern "C" LANCET_MEDIA_EXPORT int lancet_media_plugin_init(uint32_t host_abi_major, uint32_t host_abi_minor,
+                                                            const uint8_t* config, uint64_t config_size,
+                                                            LancetMediaPlugin* out, LancetMediaError* error) noexcept {
+  using namespace lancet_image;
+  (void)host_abi_minor;
+  (void)config;
+  return Guard(error, [&] {
+    if (host_abi_major != LANCET_MEDIA_ABI_MAJOR) {
+      Fail(LANCET_MEDIA_ENOTSUP, "built for media plugin ABI " + std::to_string(LANCET_MEDIA_ABI_MAJOR) +
+                                     ", the host speaks " + std::to_string(host_abi_major));
+    }
+    // No settings yet: a config is refused rather than silently ignored.
+    if (config_size > 0)
+      Fail(LANCET_MEDIA_EINVAL, "the image plugin takes no config, got " + std::to_string(config_size) + " bytes");
+    LancetMediaPlugin plugin{};
+    plugin.abi_major = LANCET_MEDIA_ABI_MAJOR;
+    plugin.abi_minor = LANCET_MEDIA_ABI_MINOR;
+    plugin.release = ReleasePlugin;
+    plugin.name = "image";
+    plugin.blob_type = LANCET_MEDIA_BLOB_IMAGE;
+    plugin.ingest_start = IngestStartAbi;
+    plugin.plan = PlanAbi;
+    plugin.decode = DecodeAbi;
+    *out = plugin;
+  });
+}
