@@ -131,12 +131,20 @@ TEST_F(S3Crash, FailedCommitShowsNothingAndCleanupRemovesItsFiles) {
   ASSERT_NE(ds, nullptr);
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(Ids(*ds).size(), 5u);
+  // Cleanup through the proxy, to count its requests: the orphans go in one DeleteObjects.
+  proxy_->Clear();
+  OpenOptions oo;
+  oo.storage_options = Proxied();
+  ASSERT_OK_AND_ASSIGN(auto through, Dataset::Open(uri_, oo));
   CleanupOptions opts;
   opts.older_than = std::chrono::seconds(0);
   opts.delete_unverified = true;
-  ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*ds, opts));
+  ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*through, opts));
   EXPECT_GE(stats.files_removed, 1u);  // the data file no manifest references
   EXPECT_EQ(stats.old_versions, 0u);
+  EXPECT_EQ(proxy_->Count("POST", "?delete"), 1u);
+  EXPECT_EQ(proxy_->Count("DELETE"), 0u);
+  EXPECT_EQ(proxy_->Count("HEAD", "/data/"), 0u);
   ds = OpenDirect();
   ASSERT_NE(ds, nullptr);
   EXPECT_EQ(Ids(*ds).size(), 5u);
