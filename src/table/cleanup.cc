@@ -164,13 +164,14 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
   }
   ASSIGN_OR_RETURN(std::vector<bool> gone, store->DeleteMany(doomed));
   for (size_t i = 0; i < gone.size(); ++i) {
+    if (!gone[i]) continue;  // a concurrent cleanup was first
     ++stats.old_versions;
     ++stats.files_removed;
     stats.bytes_removed += sizes[i];
   }
 
   auto may_be_in_progress = [&](const std::optional<int64_t>& modified_ms) {
-    // Of unknown age is young.
+    // Of unknown age counts as young.
     return !options.delete_unverified && (!modified_ms || *modified_ms > now_ms - kUnverifiedAgeMs);
   };
   std::vector<ListedFile> files;
