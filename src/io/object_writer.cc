@@ -1,4 +1,5 @@
-// The default ObjectStore::OpenWrite, for stores without streaming writes.
+// The defaults of ObjectStore's optional calls: OpenWrite for stores without streaming
+// writes, DeleteMany for stores without batch deletes, no pending uploads.
 #include <vector>
 
 #include "lancet/io/object_store.h"
@@ -32,6 +33,25 @@ class BufferedObjectWriter final : public ObjectWriter {
 
 Result<std::unique_ptr<ObjectWriter>> ObjectStore::OpenWrite(const std::string& path) {
   return std::unique_ptr<ObjectWriter>(std::make_unique<BufferedObjectWriter>(this, path));
+}
+
+Result<std::vector<bool>> ObjectStore::DeleteMany(const std::vector<std::string>& paths) {
+  std::vector<bool> removed;
+  removed.reserve(paths.size());
+  for (const std::string& p : paths) {
+    Status st = Delete(p);
+    if (!st.ok() && !st.IsNotFound()) return st;
+    removed.push_back(st.ok());
+  }
+  return removed;
+}
+
+Result<std::vector<PendingUpload>> ObjectStore::ListUploads(const std::string& dir) const {
+  return std::vector<PendingUpload>{};
+}
+
+Status ObjectStore::AbortUpload(const PendingUpload& upload) {
+  return Status::NotFound(upload.path + ": no pending upload " + upload.id);
 }
 
 }  // namespace lancet::io

@@ -44,6 +44,7 @@ S3Client::S3Client(std::string bucket, S3Options options) : bucket_(std::move(bu
   HttpTimeouts t;
   t.connect_ms = options_.connect_timeout_ms;
   t.low_speed_seconds = options_.low_speed_seconds;
+  t.total_ms = options_.request_timeout_ms;
   http_ = std::make_unique<HttpClient>(t);
 }
 
@@ -109,7 +110,14 @@ HttpResponse S3Client::SendOnce(const S3Request& req) const {
   http.body = req.body;
   http.into = req.into;
   requests_sent_.fetch_add(1, std::memory_order_relaxed);
-  return http_->Send(http);
+  HttpResponse r = http_->Send(http);
+  // A body shorter than the range asked for (a proxy or server that cut it and fixed up
+  // Content-Length) must never pass as data: it is a failed attempt, retried like a reset.
+  if (!req.into.empty() && r.status >= 200 && r.status < 300 && r.body_size != req.into.size()) {
+    r.error = "response body of " + std::to_string(r.body_size) + " bytes, expected " + std::to_string(req.into.size());
+    r.status = 0;
+  }
+  return r;
 }
 
 Result<HttpResponse> S3Client::Send(const S3Request& req, int* attempts) const {

@@ -1,4 +1,5 @@
 // S3Options from the environment, the AWS shared files and LanceDB-style storage options.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -56,6 +57,37 @@ std::map<std::string, std::string> ReadSection(const std::string& path, const st
     out[Lower(Trim(line.substr(0, eq)))] = Trim(line.substr(eq + 1));
   }
   return out;
+}
+
+// object_store's duration syntax, as far as storage options use it: "30s", "500ms".
+Result<int64_t> ParseDurationMs(const std::string& key, const std::string& value) {
+  std::string v = Lower(Trim(value));
+  size_t digits = 0;
+  while (digits < v.size() && (std::isdigit(static_cast<unsigned char>(v[digits])) || v[digits] == '.')) ++digits;
+  std::string unit = Trim(v.substr(digits));
+  double scale = unit.empty() || unit == "s" || unit == "sec" || unit == "secs" || unit == "seconds" ? 1000
+                 : unit == "ms"                                                                      ? 1
+                 : unit == "m" || unit == "min" || unit == "minutes"                                 ? 60000
+                 : unit == "h" || unit == "hours"                                                    ? 3600000
+                                                                                                     : -1;
+  char* end = nullptr;
+  std::string number = v.substr(0, digits);
+  double n = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  if (scale < 0 || n < 0 || end != number.c_str() + number.size() || n * scale > 1e12) {
+    return Status::InvalidArgument("storage option " + key + ": '" + value +
+                                   "' is not a duration (e.g. 500ms, 30s, 2m)");
+  }
+  return static_cast<int64_t>(n * scale);
+}
+
+Result<int> ParseCount(const std::string& key, const std::string& value) {
+  std::string v = Trim(value);
+  char* end = nullptr;
+  long n = v.empty() ? -1 : std::strtol(v.c_str(), &end, 10);
+  if (n < 0 || n > 1000 || end != v.c_str() + v.size()) {
+    return Status::InvalidArgument("storage option " + key + ": '" + value + "' is not a count from 0 to 1000");
+  }
+  return static_cast<int>(n);
 }
 
 }  // namespace
@@ -127,10 +159,20 @@ Result<S3Options> S3OptionsFrom(const StorageOptions& overrides) {
       ASSIGN_OR_RETURN(o.allow_http, ParseBool(raw_key, value));
     } else if (key == "aws_virtual_hosted_style_request" || key == "virtual_hosted_style_request") {
       ASSIGN_OR_RETURN(o.virtual_hosted_style, ParseBool(raw_key, value));
+    } else if (key == "timeout") {
+      ASSIGN_OR_RETURN(int64_t ms, ParseDurationMs(raw_key, value));
+      o.request_timeout_ms = static_cast<long>(ms);
+    } else if (key == "connect_timeout") {
+      ASSIGN_OR_RETURN(int64_t ms, ParseDurationMs(raw_key, value));
+      o.connect_timeout_ms = static_cast<long>(std::max<int64_t>(ms, 1));
+    } else if (key == "client_retry_timeout") {
+      ASSIGN_OR_RETURN(o.retry_budget_ms, ParseDurationMs(raw_key, value));
+    } else if (key == "client_max_retries") {
+      ASSIGN_OR_RETURN(o.max_retries, ParseCount(raw_key, value));
     } else if (key.starts_with("aws_")) {
       return Status::InvalidArgument("unknown storage option '" + raw_key + "'");
     }
-    // Other keys (timeouts, client options of other stores) are not ours to refuse.
+    // Other keys (client options of other stores) are not ours to refuse.
   }
   if (o.region.empty()) o.region = "us-east-1";
   return o;

@@ -144,4 +144,13 @@ SignOutput SignV4(const SignInput& in, const Credentials& creds, std::string_vie
   return out;
 }
 
+std::string Md5Base64(std::span<const uint8_t> bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_md5(), nullptr);
+  unsigned char out[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+  int n = EVP_EncodeBlock(out, digest, static_cast<int>(len));
+  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+}
+
 }  // namespace lancet::io::s3

@@ -54,6 +54,8 @@ inline std::string Sha256Hex(std::string_view s) {
 }
 /// "YYYYMMDDTHHMMSSZ" for seconds since the Unix epoch.
 std::string AmzDate(int64_t unix_seconds);
+/// Base64 of the MD5 of `bytes`: the Content-MD5 header DeleteObjects requires.
+std::string Md5Base64(std::span<const uint8_t> bytes);
 
 /// Signs `in` for `region`/`service` at `amz_date` (YYYYMMDDTHHMMSSZ).
 SignOutput SignV4(const SignInput& in, const Credentials& creds, std::string_view region, std::string_view service,

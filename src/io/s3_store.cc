@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "io/s3_client.h"
+#include "io/s3_sigv4.h"
 #include "io/s3_writer.h"
 #include "io/s3_xml.h"
 #include "lancet/io/s3_store.h"
@@ -128,6 +129,10 @@ class S3Store final : public ObjectStore {
       if (!token.empty()) query.emplace_back("continuation-token", token);
       ASSIGN_OR_RETURN(HttpResponse r, client_->Send(S3Request{"GET", "", query, {}, {}, {}}));
       if (r.status != 200) return client_->ErrorFor(r, "ListObjectsV2 prefix=" + prefix, "");
+      // A cut answer would silently drop keys (and IsTruncated with them).
+      if (r.body.find("</ListBucketResult>") == std::string::npos) {
+        return Status::IOError(client_->Uri(prefix) + ": ListObjectsV2 answer is incomplete");
+      }
       for (std::string_view c : s3::XmlElements(r.body, "Contents")) {
         std::string key = s3::XmlText(c, "Key").value_or("");
         if (key.size() <= prefix.size()) continue;
@@ -192,6 +197,70 @@ class S3Store final : public ObjectStore {
     (void)size;
     ASSIGN_OR_RETURN(HttpResponse r, client_->Send(S3Request{"DELETE", key, {}, {}, {}, {}}));
     if (r.status != 204 && r.status != 200) return client_->ErrorFor(r, "DELETE", key);
+    return Status::OK();
+  }
+
+  Result<std::vector<bool>> DeleteMany(const std::vector<std::string>& paths) override {
+    const size_t batch = static_cast<size_t>(std::clamp(client_->options().delete_batch_size, 1, 1000));
+    std::vector<bool> removed;
+    removed.reserve(paths.size());
+    for (size_t at = 0; at < paths.size(); at += batch) {
+      const size_t end = std::min(paths.size(), at + batch);
+      // Quiet: the answer lists only the keys that failed.
+      std::string xml = "<Delete><Quiet>true</Quiet>";
+      for (size_t i = at; i < end; ++i) xml += "<Object><Key>" + s3::XmlEscape(KeyOf(paths[i])) + "</Key></Object>";
+      xml += "</Delete>";
+      std::span<const uint8_t> body(reinterpret_cast<const uint8_t*>(xml.data()), xml.size());
+      S3Request req{"POST", "", {{"delete", ""}}, {{"content-md5", s3::Md5Base64(body)}}, body, {}};
+      ASSIGN_OR_RETURN(HttpResponse r, client_->Send(req));
+      const std::string what = "DeleteObjects of " + std::to_string(end - at) + " keys from";
+      if (r.status != 200) return client_->ErrorFor(r, what, KeyOf(paths[at]));
+      // Keys that could not be deleted are reported inside the 200.
+      for (std::string_view e : s3::XmlElements(r.body, "Error")) {
+        return Status::IOError(client_->Uri(s3::XmlText(e, "Key").value_or("")) +
+                               ": DeleteObjects failed: " + s3::XmlText(e, "Code").value_or("unknown error"));
+      }
+      removed.insert(removed.end(), end - at, true);
+    }
+    return removed;
+  }
+
+  Result<std::vector<PendingUpload>> ListUploads(const std::string& dir) const override {
+    std::string prefix = KeyOf(dir);
+    if (!prefix.empty()) prefix += "/";
+    std::vector<PendingUpload> out;
+    std::string key_marker, id_marker;
+    while (true) {
+      s3::HeaderList query = {{"uploads", ""}, {"prefix", prefix}};
+      if (!key_marker.empty()) query.emplace_back("key-marker", key_marker);
+      if (!id_marker.empty()) query.emplace_back("upload-id-marker", id_marker);
+      ASSIGN_OR_RETURN(HttpResponse r, client_->Send(S3Request{"GET", "", query, {}, {}, {}}));
+      if (r.status != 200) return client_->ErrorFor(r, "ListMultipartUploads prefix=" + prefix, "");
+      if (r.body.find("</ListMultipartUploadsResult>") == std::string::npos) {
+        return Status::IOError(client_->Uri(prefix) + ": ListMultipartUploads answer is incomplete");
+      }
+      for (std::string_view u : s3::XmlElements(r.body, "Upload")) {
+        PendingUpload p;
+        p.path = s3::XmlText(u, "Key").value_or("");
+        p.id = s3::XmlText(u, "UploadId").value_or("");
+        if (auto t = s3::XmlText(u, "Initiated")) p.initiated_ms = s3::ParseIsoTimeMs(*t);
+        if (!p.path.empty() && !p.id.empty()) out.push_back(std::move(p));
+      }
+      if (s3::XmlText(r.body, "IsTruncated").value_or("false") != "true") break;
+      std::string next_key = s3::XmlText(r.body, "NextKeyMarker").value_or("");
+      std::string next_id = s3::XmlText(r.body, "NextUploadIdMarker").value_or("");
+      // A server that does not advance its markers would page forever.
+      if (next_key == key_marker && next_id == id_marker) break;
+      key_marker = std::move(next_key);
+      id_marker = std::move(next_id);
+    }
+    return out;
+  }
+
+  Status AbortUpload(const PendingUpload& upload) override {
+    std::string key = KeyOf(upload.path);
+    ASSIGN_OR_RETURN(HttpResponse r, client_->Send(S3Request{"DELETE", key, {{"uploadId", upload.id}}, {}, {}, {}}));
+    if (r.status != 204 && r.status != 200) return client_->ErrorFor(r, "AbortMultipartUpload", key);
     return Status::OK();
   }
 

@@ -2,6 +2,7 @@
 // reference's dataset/cleanup.rs, plus blob sidecars).
 #include "lancet/table/cleanup.h"
 
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -155,31 +156,53 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
   CleanupStats stats;
   // Manifests first: if cleanup stops half way, the files it did not reach are orphans of
   // removed versions, never files a remaining manifest still names.
+  std::vector<std::string> doomed;
+  std::vector<uint64_t> sizes;
   for (const ManifestLocation* loc : old) {
-    uint64_t size = loc->size;
-    if (size == 0) size = store->Size(loc->path).ValueOr(0);
-    RETURN_IF_ERROR(store->Delete(loc->path));
+    doomed.push_back(loc->path);
+    sizes.push_back(loc->size != 0 ? loc->size : store->Size(loc->path).ValueOr(0));
+  }
+  ASSIGN_OR_RETURN(std::vector<bool> gone, store->DeleteMany(doomed));
+  for (size_t i = 0; i < gone.size(); ++i) {
+    if (!gone[i]) continue;  // a concurrent cleanup was first
     ++stats.old_versions;
     ++stats.files_removed;
-    stats.bytes_removed += size;
+    stats.bytes_removed += sizes[i];
   }
 
+  auto may_be_in_progress = [&](const std::optional<int64_t>& modified_ms) {
+    // Of unknown age counts as young.
+    return !options.delete_unverified && (!modified_ms || *modified_ms > now_ms - kUnverifiedAgeMs);
+  };
   std::vector<ListedFile> files;
   for (const char* dir : {"data", "_deletions", "_transactions", "_indices", "_versions"}) {
     RETURN_IF_ERROR(ListTree(*store, root, dir, &files));
   }
+  doomed.clear();
+  sizes.clear();
   for (const ListedFile& f : files) {
     Ref ref = Classify(f.rel, kept, removed);
     if (ref == Ref::kKept || ref == Ref::kNotOurs) continue;
-    // A file of unknown age is treated as young.
-    bool may_be_in_progress =
-        !options.delete_unverified && (!f.modified_ms || *f.modified_ms > now_ms - kUnverifiedAgeMs);
-    if (ref == Ref::kUnverified && may_be_in_progress) continue;
-    Status st = store->Delete(JoinPath(root, f.rel));
-    if (st.IsNotFound()) continue;  // removed by someone else meanwhile
-    RETURN_IF_ERROR(st);
+    if (ref == Ref::kUnverified && may_be_in_progress(f.modified_ms)) continue;
+    doomed.push_back(JoinPath(root, f.rel));
+    sizes.push_back(f.size);
+  }
+  ASSIGN_OR_RETURN(gone, store->DeleteMany(doomed));
+  for (size_t i = 0; i < gone.size(); ++i) {
+    if (!gone[i]) continue;  // removed by someone else meanwhile
     ++stats.files_removed;
-    stats.bytes_removed += f.size;
+    stats.bytes_removed += sizes[i];
+  }
+
+  // A writer that crashed mid-upload leaves parts no listing shows; like an unreferenced
+  // file, an upload may belong to a commit in progress until it is old.
+  ASSIGN_OR_RETURN(std::vector<io::PendingUpload> uploads, store->ListUploads(root));
+  for (const io::PendingUpload& u : uploads) {
+    if (may_be_in_progress(u.initiated_ms)) continue;
+    Status st = store->AbortUpload(u);
+    if (st.IsNotFound()) continue;
+    RETURN_IF_ERROR(st);
+    ++stats.uploads_aborted;
   }
   return stats;
 }

@@ -134,5 +134,34 @@ TEST_F(S3ConfigTest, ResolveUri) {
   EXPECT_TRUE(ResolveUri("s3:///a").status().IsInvalidArgument());
 }
 
+TEST_F(S3ConfigTest, ClientTimeoutsAndRetriesFromStorageOptions) {
+  auto o = S3OptionsFrom(
+      {{"timeout", "1500ms"}, {"connect_timeout", "2s"}, {"client_retry_timeout", "1m"}, {"client_max_retries", "2"}});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->request_timeout_ms, 1500);
+  EXPECT_EQ(o->connect_timeout_ms, 2000);
+  EXPECT_EQ(o->retry_budget_ms, 60000);
+  EXPECT_EQ(o->max_retries, 2);
+  o = S3OptionsFrom({{"timeout", "30"}, {"client_retry_timeout", "0.5 s"}});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->request_timeout_ms, 30000);
+  EXPECT_EQ(o->retry_budget_ms, 500);
+  // The defaults: no whole-request bound, six retries within a minute.
+  o = S3OptionsFrom({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->request_timeout_ms, 0);
+  EXPECT_EQ(o->max_retries, 6);
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{{"timeout", "soon"},
+                                                                             {"timeout", "5 fortnights"},
+                                                                             {"connect_timeout", "-1s"},
+                                                                             {"client_max_retries", "many"},
+                                                                             {"client_max_retries", "-1"},
+                                                                             {"timeout", ""}}) {
+    auto bad = S3OptionsFrom({{k, v}});
+    EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument) << k << "=" << v;
+    EXPECT_NE(bad.status().message().find(k), std::string::npos) << bad.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace lancet::io

@@ -5,8 +5,12 @@
 //     commit returns, prints "<version> <rows>" on stdout (flushed).
 //   crash_child append DIR WRITER COUNT
 //     COUNT appends of 3 rows each to DIR (created if absent), ids
-//     WRITER * 1000000 + i * 3 + {0, 1, 2}. Exit status 0 only if every append
-//     succeeded.
+//     WRITER * 1000000 + i * 3 + {0, 1, 2}; prints each committed version on
+//     stdout. Exit status 0 only if every append succeeded.
+//   crash_child bigappend DIR BYTES
+//     One append of rows with ~BYTES of incompressible payload (one data file, so
+//     on S3 a multipart upload), for killing mid-upload.
+// DIR may be an s3:// URI (the AWS_* environment configures it).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -68,7 +72,32 @@ int RunAppends(const std::string& dir, int64_t writer, int64_t count) {
     params.mode = WriteMode::kAppend;
     auto committed = WriteDataset(dir, rows.schema, {rows}, params);
     if (!committed.ok()) return Fail("append " + std::to_string(i), committed.status());
+    std::printf("%llu\n", static_cast<unsigned long long>(*committed));
+    std::fflush(stdout);
   }
+  return 0;
+}
+
+int RunBigAppend(const std::string& dir, uint64_t bytes) {
+  constexpr size_t kPayload = 4096;
+  std::vector<int64_t> ids;
+  std::vector<std::optional<std::string>> payload;
+  uint32_t x = 12345;
+  for (int64_t id = 0; static_cast<uint64_t>(id) * kPayload < bytes; ++id) {
+    std::string p(kPayload, 0);
+    for (char& c : p) {
+      x = x * 1103515245u + 12345u;
+      c = static_cast<char>(x >> 24);
+    }
+    ids.push_back(1000000000 + id);
+    payload.push_back(std::move(p));
+  }
+  RecordBatch rows =
+      *MakeRecordBatch({"id", "payload"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids), StringArray(payload)});
+  WriteParams params;
+  params.mode = WriteMode::kAppend;
+  auto committed = WriteDataset(dir, rows.schema, {rows}, params);
+  if (!committed.ok()) return Fail("big append", committed.status());
   return 0;
 }
 
@@ -83,8 +112,11 @@ int main(int argc, char** argv) {
   if (mode == "append" && argc == 5) {
     return lancet::table::RunAppends(argv[2], std::strtoll(argv[3], nullptr, 10), std::strtoll(argv[4], nullptr, 10));
   }
+  if (mode == "bigappend" && argc == 4) {
+    return lancet::table::RunBigAppend(argv[2], std::strtoull(argv[3], nullptr, 10));
+  }
   std::fprintf(stderr,
                "usage: crash_child crash DIR SEED | crash_child append "
-               "DIR WRITER COUNT\n");
+               "DIR WRITER COUNT | crash_child bigappend DIR BYTES\n");
   return 2;
 }

@@ -26,6 +26,9 @@ struct CleanupState {
                 static_cast<unsigned long long>(stats->old_versions),
                 static_cast<unsigned long long>(stats->files_removed),
                 static_cast<unsigned long long>(stats->bytes_removed), dataset.c_str());
+    if (stats->uploads_aborted > 0) {
+      std::printf("aborted %llu stale multipart uploads\n", static_cast<unsigned long long>(stats->uploads_aborted));
+    }
     return kExitOk;
   }
 };

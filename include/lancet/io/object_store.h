@@ -53,8 +53,7 @@ class RandomAccessFile {
   /// Reads many ranges: near ranges are merged (options.coalesce_gap) and the merged
   /// requests run in parallel. Returns one buffer per input range, in input order
   /// (views into the merged reads, no copies).
-  Result<std::vector<BufferPtr>> ReadMany(std::span<const ByteRange> ranges,
-                                          const ReadOptions& options = {}) const;
+  Result<std::vector<BufferPtr>> ReadMany(std::span<const ByteRange> ranges, const ReadOptions& options = {}) const;
 };
 
 /// An entry returned by List.
@@ -65,6 +64,15 @@ struct ObjectInfo {
   /// Last modification in ms since the Unix epoch, if the store knows it (cleanup keeps
   /// young unreferenced files since they may belong to a commit in progress).
   std::optional<int64_t> modified_ms;
+};
+
+/// A streamed write a store began but that was neither completed nor aborted (an S3
+/// multipart upload whose writer crashed): no reader sees it, but its parts are stored.
+struct PendingUpload {
+  std::string path;  // the object it would have become, as a store path
+  std::string id;    // the store's handle for it (S3's UploadId)
+  /// When it began, in ms since the Unix epoch, if the store knows.
+  std::optional<int64_t> initiated_ms;
 };
 
 /// \brief An object written in pieces, visible only once Close succeeds. Not thread-safe.
@@ -93,6 +101,15 @@ class ObjectStore {
   /// default collects the bytes and Puts them at Close; stores that can stream override it.
   virtual Result<std::unique_ptr<ObjectWriter>> OpenWrite(const std::string& path);
   virtual Status Delete(const std::string& path) = 0;
+  /// Deletes every path; for each, whether it was removed (false: it was already absent).
+  /// Stores with a batch request override this (S3: DeleteObjects, 1000 keys a request;
+  /// S3 does not say whether a key existed, so it reports true). Stops at the first error.
+  virtual Result<std::vector<bool>> DeleteMany(const std::vector<std::string>& paths);
+  /// Streamed writes under directory `dir` (recursively) still pending; none by default,
+  /// since local and in-memory writes leave only temporary files, which List shows.
+  virtual Result<std::vector<PendingUpload>> ListUploads(const std::string& dir) const;
+  /// Discards a pending upload and its stored parts; NotFound if it is gone already.
+  virtual Status AbortUpload(const PendingUpload& upload);
 
   /// Counters for every request this store (and files it opened) served.
   IoStats& stats() const { return *stats_; }

@@ -27,14 +27,20 @@ struct S3Options {
   /// Multipart part size for OpenWrite; S3 wants at least 5 MiB for all but the last part.
   uint64_t part_size = 8ULL << 20;
   /// Retries of one request after a 5xx, SlowDown, timeout or reset, and the time all
-  /// attempts of one request may take together.
+  /// attempts of one request may take together (storage options client_max_retries,
+  /// client_retry_timeout).
   int max_retries = 6;
   int64_t retry_budget_ms = 60000;
   /// First backoff; each retry waits a random time below base * 2^attempt (capped at 5 s).
   int64_t retry_base_ms = 50;
-  long connect_timeout_ms = 5000;
+  long connect_timeout_ms = 5000;  // storage option connect_timeout
+  /// One attempt of one request, connect to last byte; 0 = unbounded, since a large part
+  /// may take long (storage option timeout). The low-speed limit catches stalls anyway.
+  long request_timeout_ms = 0;
   /// A transfer below 1 KiB/s for this long is aborted and retried.
   long low_speed_seconds = 15;
+  /// Keys per DeleteObjects request (S3 takes at most 1000); tests lower it.
+  int delete_batch_size = 1000;
   /// ReadMany on S3 files: ranges closer than coalesce_gap merge into one GET, merged
   /// GETs stay below max_request_size, and up to `parallelism` run at once (bounded by
   /// the shared I/O pool: 8 threads plus the caller). A caller's larger gap or
@@ -53,8 +59,10 @@ struct S3Options {
 /// Options from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
 /// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_DEFAULT_REGION,
 /// AWS_ALLOW_HTTP, AWS_PROFILE with ~/.aws/credentials and ~/.aws/config), then
-/// `overrides` (LanceDB's keys) on top. InvalidArgument for an unknown aws_* key or
-/// a malformed boolean.
+/// `overrides` (LanceDB's keys) on top: the aws_* keys, allow_http, and the client keys
+/// timeout, connect_timeout, client_retry_timeout (durations: "500ms", "5s", "2m", "1h";
+/// a bare number is seconds) and client_max_retries. InvalidArgument for an unknown aws_*
+/// key, a malformed boolean, duration or count.
 Result<S3Options> S3OptionsFrom(const StorageOptions& overrides);
 
 /// A store serving the objects of `bucket`; paths are object keys ("a/b.lance/x").

@@ -23,11 +23,14 @@ struct CleanupStats {
   uint64_t old_versions = 0;   // manifests removed
   uint64_t files_removed = 0;  // every object removed, manifests included
   uint64_t bytes_removed = 0;
+  uint64_t uploads_aborted = 0;  // pending multipart uploads under the dataset (S3)
 };
 
 /// \brief Deletes old manifests, then every file under data/ (data files and their .blob
 /// sidecars), _deletions/, _transactions/ and _indices/ that no kept version references,
-/// and temporary files of interrupted writes. A file only removed versions referenced
+/// temporary files of interrupted writes, and pending uploads of crashed writers (S3
+/// multipart uploads under the dataset, by the same age rule as unreferenced files).
+/// Deletes go in batches (ObjectStore::DeleteMany). A file only removed versions referenced
 /// goes at once; a file no manifest ever referenced goes only once it is 7 days old or
 /// with delete_unverified. Files under other base paths and files of unknown kinds are
 /// left alone. Never removes anything a kept version uses; an unreadable manifest stops
