@@ -16,7 +16,7 @@ std::string OffsetRangeText(uint64_t offset, uint64_t length) {
 }  // namespace
 
 Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
-    const io::ObjectStore& store, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
+    const ExternalStores& stores, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
     BlobObjects* objects) {
   std::vector<std::string> paths;
   for (const auto& r : resolved) {
@@ -29,7 +29,7 @@ Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
   for (size_t i = 0; i < paths.size(); ++i) opened.emplace_back(Status::Internal("not opened"));
   std::vector<Result<uint64_t>> sizes(paths.size(), Status::Internal("not sized"));
   ParallelFor(ThreadPool::Io(), paths.size(), kParallelObjects, [&](size_t i) {
-    opened[i] = store.OpenRead(paths[i]);
+    opened[i] = stores.OpenRead(paths[i]);
     if (opened[i].ok()) sizes[i] = (*opened[i])->Size();
   });
   std::map<std::string, uint64_t> object_size;

@@ -13,6 +13,7 @@
 #include "lancet/io/object_store.h"
 #include "lancet/table/blob_location.h"
 #include "table/blob.h"
+#include "table/external_stores.h"
 
 namespace lancet::table {
 
@@ -21,12 +22,13 @@ using BlobObjects = std::map<std::string, std::unique_ptr<io::RandomAccessFile>>
 
 /// \brief Checks every resolved blob against its object and returns exact locations.
 ///
-/// Opens each distinct object once (several at a time) to learn its size; zero-length
-/// ranges that are not whole-object external blobs open nothing. `context` (dataset and
+/// Opens each distinct object once (several at a time, through `stores`: the
+/// dataset's store, or another for an s3:// external URI) to learn its size;
+/// zero-length ranges that are not whole-object external blobs open nothing. `context` (dataset and
 /// column) prefixes open errors. NotFound for a missing object (naming its path),
 /// Corruption (naming the object) for a range past its end.
 Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
-    const io::ObjectStore& store, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
+    const ExternalStores& stores, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
     BlobObjects* objects);
 
 /// Reads every location from `objects` (as filled by FinalizeBlobLocations): one
