@@ -3,8 +3,10 @@
 //
 //   s3_compare_bench --mixed DIR --mixed-s3 URI --blobs DIR --blobs-s3 URI [--ref FILE]...
 //                    [--reps 5] [--warmup 1] [--count 1000] [--seed 42]
+//                    [--s3-gap BYTES] [--s3-parallelism N] [--only take|scan|blobs]
 //   s3_compare_bench copy SRC_DIR s3://bucket/prefix/name.lance    (upload a local dataset)
 //   s3_compare_bench rm s3://bucket/prefix                         (delete everything under it)
+//   s3_compare_bench probe s3://bucket/prefix/name.lance           (GET cost, ReadMany overlap)
 //
 // scripts/bench.sh s3 drives it: the reference writes the mixed and the blob dataset
 // (bench.mjs make-dataset, make-blob-dataset), `copy` puts the same bytes on S3, bench.mjs
@@ -24,12 +26,14 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "bench_check.h"
 #include "bench_s3_util.h"
+#include "lancet/io/s3_store.h"
 #include "lancet/io/uri.h"
 #include "lancet/table/dataset.h"
 #include "peer_rand.h"
@@ -50,6 +54,10 @@ struct Options {
   int reps = 5, warmup = 1;
   size_t count = 1000;
   uint64_t seed = 42;
+  // S3Options overrides, to see how ReadMany's merging and parallelism shape S3 reads.
+  std::optional<uint64_t> s3_gap;
+  std::optional<int> s3_parallelism;
+  std::string only;
 };
 
 double Median(std::vector<double> v) {
@@ -172,6 +180,47 @@ std::string Size(uint64_t n) {
   return b;
 }
 
+// Opens `uri`; on S3 with the --s3-* overrides applied to a store of its own.
+std::unique_ptr<Dataset> Open(const Options& o, const std::string& uri) {
+  if (!lancet::io::IsRemoteUri(uri) || (!o.s3_gap && !o.s3_parallelism)) {
+    return Check(Dataset::Open(uri), "open " + uri);
+  }
+  auto where = Check(lancet::io::ResolveUri(uri), "resolve " + uri);
+  lancet::io::S3Options s3 = Check(lancet::io::S3OptionsFrom({}), "S3 options");
+  if (o.s3_gap) s3.coalesce_gap = *o.s3_gap;
+  if (o.s3_parallelism) s3.parallelism = *o.s3_parallelism;
+  std::string rest = uri.substr(uri.find("://") + 3);
+  auto store = Check(lancet::io::NewS3Store(rest.substr(0, rest.find('/')), s3), "S3 store");
+  return Check(Dataset::Open(store, where.root), "open " + uri);
+}
+
+// What one GET costs and how far ReadMany overlaps them: 200 reads of 4 KiB, 1 MiB
+// apart, of the largest data file under `uri`, one at a time and as one ReadMany.
+int Probe(const std::string& uri) {
+  auto where = Check(lancet::io::ResolveUri(uri), "resolve " + uri);
+  std::string biggest;
+  uint64_t size = 0;
+  for (const auto& e : Check(where.store->List(where.root + "/data"), "list")) {
+    if (!e.is_dir && e.size > size) biggest = where.root + "/data/" + e.path, size = e.size;
+  }
+  auto file = Check(where.store->OpenRead(biggest), "open " + biggest);
+  std::vector<lancet::io::ByteRange> ranges;
+  for (uint64_t off = 0; ranges.size() < 200 && off + 4096 <= size; off += 1 << 20) ranges.push_back({off, 4096});
+  for (int rep = 0; rep < 3; ++rep) {
+    auto t0 = Clock::now();
+    for (const auto& r : ranges) (void)Check(file->ReadAt(r.offset, r.length), "get");
+    const double serial = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    t0 = Clock::now();
+    lancet::io::ReadOptions ro;
+    ro.coalesce_gap = 0;
+    (void)Check(file->ReadMany(ranges, ro), "read many");
+    const double many = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    std::printf("%zu GETs of 4 KiB: one at a time %.1f ms (%.2f ms each), one ReadMany %.1f ms (%.1fx overlap)\n",
+                ranges.size(), serial, serial / ranges.size(), many, serial / many);
+  }
+  return 0;
+}
+
 int Copy(const std::string& src, const std::string& dst) {
   auto where = Check(lancet::io::ResolveUri(dst), "resolve " + dst);
   lancet::bench::RemoveTree(*where.store, where.root);
@@ -212,6 +261,12 @@ Options ParseArgs(int argc, char** argv) {
       o.count = std::stoul(v);
     } else if (k == "--seed") {
       o.seed = std::stoull(v);
+    } else if (k == "--s3-gap") {
+      o.s3_gap = std::stoull(v);
+    } else if (k == "--s3-parallelism") {
+      o.s3_parallelism = std::stoi(v);
+    } else if (k == "--only") {
+      o.only = v;
     } else {
       Die("unknown option " + k + " (see the comment at the top of bench/s3_compare_bench.cc)");
     }
@@ -227,6 +282,7 @@ Options ParseArgs(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "copy") return Copy(argv[2], argv[3]);
   if (argc == 3 && std::string(argv[1]) == "rm") return Remove(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "probe") return Probe(argv[2]);
   const Options o = ParseArgs(argc, argv);
   const auto refs = LoadRefs(o.refs);
 
@@ -237,18 +293,23 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& [store, mixed_uri, blobs_uri] :
        {std::tuple{std::string("local"), o.mixed, o.blobs}, std::tuple{std::string("s3"), o.mixed_s3, o.blobs_s3}}) {
-    auto mixed = Check(Dataset::Open(mixed_uri), "open " + mixed_uri);
+    auto mixed = Open(o, mixed_uri);
     const std::vector<uint64_t> addrs = TakeAddresses(*mixed, o);
-    rows.push_back({"take", store, Time(o, *mixed, [&](Result* r) {
-                      auto got = Check(mixed->TakeRowAddresses(addrs), "take");
-                      r->rows = static_cast<uint64_t>(got.num_rows);
-                    })});
-    rows.push_back({"scan", store, Time(o, *mixed, [&](Result* r) {
-                      uint64_t n = 0;
-                      for (const auto& b : Check(mixed->Scan(), "scan")) n += static_cast<uint64_t>(b.num_rows);
-                      r->rows = n;
-                    })});
-    auto blobs = Check(Dataset::Open(blobs_uri), "open " + blobs_uri);
+    if (o.only.empty() || o.only == "take") {
+      rows.push_back({"take", store, Time(o, *mixed, [&](Result* r) {
+                        auto got = Check(mixed->TakeRowAddresses(addrs), "take");
+                        r->rows = static_cast<uint64_t>(got.num_rows);
+                      })});
+    }
+    if (o.only.empty() || o.only == "scan") {
+      rows.push_back({"scan", store, Time(o, *mixed, [&](Result* r) {
+                        uint64_t n = 0;
+                        for (const auto& b : Check(mixed->Scan(), "scan")) n += static_cast<uint64_t>(b.num_rows);
+                        r->rows = n;
+                      })});
+    }
+    if (!o.only.empty() && o.only != "blobs") continue;
+    auto blobs = Open(o, blobs_uri);
     const std::string column = BlobColumn(*blobs);
     for (const auto& [set, ids] : BlobSets(*blobs, column)) {
       rows.push_back({"fetch-blobs " + set, store, Time(o, *blobs, [&](Result* r) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "common/test_stores.h"
 #include "lancet/blob/blob_file.h"
@@ -221,6 +222,42 @@ TEST_F(ExternalS3BlobsTest, HostileS3ReferencesAreRefused) {
   auto got = ds->TakeBlobs("b", rows);
   EXPECT_TRUE(got.status().IsNotFound()) << got.status().ToString();
   EXPECT_NE(got.status().ToString().find(Uri("ext/missing.bin")), std::string::npos) << got.status().ToString();
+}
+
+// Checks that need no server (they run with the unit tests too): a reference is
+// refused before any request is made.
+TEST(ExternalUriCheck, RefusesHostileRemoteKeysWithoutARequest) {
+  TestRoot local(StoreKind::kLocal, ::lancet::testing::CurrentTestName());
+  table::WriteParams params;
+  params.blobs.allow_external_outside_bases = true;
+  // An endpoint nothing listens on: any request would fail with IOError instead.
+  params.storage_options = {{"aws_endpoint", "http://127.0.0.1:9"},
+                            {"allow_http", "true"},
+                            {"aws_access_key_id", "k"},
+                            {"aws_secret_access_key", "s"}};
+  const std::vector<std::string> hostile = {"s3://b/x/../y", "s3:///key",  "s3://b/",  "s3://b/a//b",
+                                            "s3://b",        "s3://b/./k", "s3://b/k/"};
+  for (const std::string& bad : hostile) {
+    auto [schema, batch] = References({{bad, std::nullopt, std::nullopt}});
+    auto st = table::WriteDataset(local.Path("t.lance"), schema, {batch}, params).status();
+    EXPECT_TRUE(st.IsInvalidArgument()) << bad << ": " << st.ToString();
+    EXPECT_NE(st.message().find(bad), std::string::npos) << st.ToString();
+  }
+  // A good key outside every base, without permission: refused, nothing written.
+  table::WriteParams strict = params;
+  strict.blobs.allow_external_outside_bases = false;
+  strict.blobs.external_bases = {"s3://b/base/"};
+  auto [schema, batch] = References({{std::string("s3://b/other/k.bin"), std::nullopt, std::nullopt}});
+  auto st = table::WriteDataset(local.Path("u.lance"), schema, {batch}, strict).status();
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_FALSE(std::filesystem::exists(local.Path("u.lance/_versions")));
+  // Under the base: stored relative to it without asking the server (whole object).
+  auto [s2, b2] = References({{std::string("s3://b/base/sub/k.bin"), std::nullopt, std::nullopt}});
+  ASSERT_OK(table::WriteDataset(local.Path("v.lance"), s2, {b2}, strict).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(local.Path("v.lance")));
+  ASSERT_OK_AND_ASSIGN(auto batches, ds->Scan({}));
+  EXPECT_EQ(batches[0].columns[0].children[3].values<uint32_t>()[0], 1u);
+  EXPECT_EQ(batches[0].columns[0].children[4].GetView(0), "sub/k.bin");
 }
 
 }  // namespace
