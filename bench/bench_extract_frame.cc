@@ -3,7 +3,7 @@
 // stored MP4 through BlobFile (seek to the keyframe before the window, decode to its end).
 //
 //   bench_extract_frame [--quick] [--minutes N] [--windows 10] [--seed 42]
-//                       [--latency-ms 10] [--mbps 200] [--cache DIR]
+//                       [--latency-ms 10] [--mbps 200] [--cache DIR] [--store s3://bucket/prefix]
 //
 // The video (testsrc2 640x360, 25 fps, H.264 veryfast at 450 kb/s, x264's default GOP)
 // and its two datasets are made once and cached under the build dir: (A) ingested with
@@ -11,7 +11,9 @@
 // of --windows random 500 ms windows (fixed seed) both ways produce the same frames, as
 // RGB24: "keyframes" = the keyframes shown during the window (the one at or before its
 // start, plus any inside), "all frames" = every frame in it. Each runs on local disk and
-// on a simulated object store (--latency-ms per request plus --mbps transfer). Reads and
+// on a simulated object store (--latency-ms per request plus --mbps transfer), or with
+// --store on S3: both datasets are copied under that prefix (storage options from the
+// AWS_* environment) and removed at the end. Reads and
 // bytes are the store's own counters (IoStats), so they include resolving the row; "blob
 // reads" are the requests to the blob's own object alone (counted by a wrapping store).
 // Every window runs twice: resolving the row in the call, and on rows resolved once
@@ -42,6 +44,7 @@ extern "C" {
 #include <vector>
 
 #include "bench_check.h"
+#include "bench_s3_util.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/io/latency_store.h"
 #include "lancet/media/video.h"
@@ -68,6 +71,7 @@ struct Options {
   int latency_ms = 10;
   int mbps = 200;
   std::string cache;
+  std::string store;  // s3://bucket/prefix, or empty for the simulated store
 };
 
 Options ParseArgs(int argc, char** argv) {
@@ -92,6 +96,9 @@ Options ParseArgs(int argc, char** argv) {
       o.mbps = std::stoi(next());
     } else if (a == "--cache") {
       o.cache = next();
+    } else if (a == "--store") {
+      o.store = next();
+      if (!lancet::io::IsRemoteUri(o.store)) Die("--store takes an s3:// URI");
     } else {
       Die("unknown option " + a + " (see the comment at the top of bench/bench_extract_frame.cc)");
     }
@@ -124,8 +131,7 @@ std::string MakeVideo(const Options& o) {
   const std::string path = o.cache + "/" + name;
   if (fs::exists(path)) return path;
   fs::create_directories(o.cache);
-  std::cerr << "bench_extract_frame: encoding a " << o.minutes << "-minute video (once, cached in " << o.cache
-            << ")\n";
+  std::cerr << "bench_extract_frame: encoding a " << o.minutes << "-minute video (once, cached in " << o.cache << ")\n";
   const std::string tmp = path + ".tmp.mp4";
   Shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=640x360:rate=25:duration=" +
         std::to_string(o.minutes * 60) + " -c:v libx264 -preset veryfast -b:v 450k -pix_fmt yuv420p '" + tmp + "'");
@@ -421,30 +427,47 @@ int main(int argc, char** argv) {
   auto plugin = Check(media::MediaPlugin::Load(spec), "load the video plugin");
 
   auto local = io::LocalFileSystem(false);
-  auto remote = io::WithLatency(io::LocalFileSystem(false), std::chrono::milliseconds(o.latency_ms),
-                                static_cast<uint64_t>(o.mbps) * 1000 * 1000);
+  std::shared_ptr<io::ObjectStore> remote;
+  std::string remote_a = root_a, remote_b = root_b, s3_prefix;
+  char remote_name[64];
+  if (o.store.empty()) {
+    remote = io::WithLatency(io::LocalFileSystem(false), std::chrono::milliseconds(o.latency_ms),
+                             static_cast<uint64_t>(o.mbps) * 1000 * 1000);
+    std::snprintf(remote_name, sizeof(remote_name), "object store (%d ms + %d MB/s)", o.latency_ms, o.mbps);
+  } else {
+    // The same bytes on S3, under a prefix of this run.
+    auto where = Check(io::ResolveUri(o.store), "resolve --store");
+    remote = where.store;
+    s3_prefix = where.root + "/extract_frame-" + std::to_string(::getpid());
+    remote_a = s3_prefix + "/" + fs::path(root_a).filename().string();
+    remote_b = s3_prefix + "/" + fs::path(root_b).filename().string();
+    lancet::bench::CopyTree(root_a, *remote, remote_a);
+    lancet::bench::CopyTree(root_b, *remote, remote_b);
+    std::snprintf(remote_name, sizeof(remote_name), "S3");
+  }
   // Datasets open through a CountingStore so each side's requests to the blob's own
   // object ("blob reads") show next to all its reads; IoStats stay on the inner store.
   struct Store {
     const char* name;
     std::shared_ptr<io::ObjectStore> store;
     std::shared_ptr<CountingStore> counting;
+    std::string root_a, root_b;
     std::unique_ptr<Dataset> a, b;
   };
   std::vector<Store> stores;
-  stores.push_back({"local disk", local, std::make_shared<CountingStore>(local), nullptr, nullptr});
-  char remote_name[64];
-  std::snprintf(remote_name, sizeof(remote_name), "object store (%d ms + %d MB/s)", o.latency_ms, o.mbps);
-  stores.push_back({remote_name, remote, std::make_shared<CountingStore>(remote), nullptr, nullptr});
+  stores.push_back({"local disk", local, std::make_shared<CountingStore>(local), root_a, root_b, nullptr, nullptr});
+  stores.push_back(
+      {remote_name, remote, std::make_shared<CountingStore>(remote), remote_a, remote_b, nullptr, nullptr});
   for (Store& s : stores) {
-    s.a = Check(Dataset::Open(s.counting, root_a), "open " + root_a);
-    s.b = Check(Dataset::Open(s.counting, root_b), "open " + root_b);
+    s.a = Check(Dataset::Open(s.counting, s.root_a), "open " + s.root_a);
+    s.b = Check(Dataset::Open(s.counting, s.root_b), "open " + s.root_b);
   }
   const uint64_t rows[] = {0};
   auto located = Check(stores[0].a->LocateBlobsWithInfo("video", rows), "locate");
   const auto si = Check(media::ParseVideoStreamInfo((*located[0]).info->stream_info->span()), "stream_info");
-  const std::string blob_a = located[0]->location.object;
-  const std::string blob_b = Check(stores[0].b->LocateBlobs("video", rows), "locate")[0]->object;
+  // The blob objects as path suffixes below the dataset roots, the same on every store.
+  const std::string blob_a = located[0]->location.object.substr(root_a.size());
+  const std::string blob_b = Check(stores[0].b->LocateBlobs("video", rows), "locate")[0]->object.substr(root_b.size());
   std::printf("video: %.1f min, %ux%u %s, %.0f fps, %llu frames, %llu GOPs, MP4 %s, stored stream %s\n",
               si.duration_s / 60, si.width, si.height, si.codec.c_str(), si.fps,
               static_cast<unsigned long long>(si.frame_count), static_cast<unsigned long long>(si.gop_count),
@@ -457,8 +480,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < o.windows; ++i) windows.push_back(start(rng));
 
   auto run_new = [&](const Dataset& ds, double t0, bool keys) {
-    auto out = Check(media::ExtractFrames(ds, "video", rows, Request(t0, t0 + 0.5, keys, si.fps), *plugin),
-                     "ExtractFrames");
+    auto out =
+        Check(media::ExtractFrames(ds, "video", rows, Request(t0, t0 + 0.5, keys, si.fps), *plugin), "ExtractFrames");
     return out[0]->size();
   };
   // Warm-up: data file footers and the plugin's first decoder, on every store.
@@ -473,13 +496,13 @@ int main(int argc, char** argv) {
   for (Store& s : stores) {
     Sample a = Measure(*s.store, [&] { return Check(s.a->LocateBlobsWithInfo("video", rows), "resolve").size(); });
     Sample b = Measure(*s.store, [&] { return Check(s.b->LocateBlobs("video", rows), "resolve").size(); });
-    std::printf("resolve alone on %s: blob_info %.1f ms, %llu reads + %llu HEADs, %s; plain descriptor %.1f ms, "
-                "%llu reads + %llu HEADs, %s\n",
-                s.name, a.ms, static_cast<unsigned long long>(a.reads), static_cast<unsigned long long>(a.heads),
-                Human(static_cast<double>(a.bytes)).c_str(), b.ms, static_cast<unsigned long long>(b.reads),
-                static_cast<unsigned long long>(b.heads), Human(static_cast<double>(b.bytes)).c_str());
+    std::printf(
+        "resolve alone on %s: blob_info %.1f ms, %llu reads + %llu HEADs, %s; plain descriptor %.1f ms, "
+        "%llu reads + %llu HEADs, %s\n",
+        s.name, a.ms, static_cast<unsigned long long>(a.reads), static_cast<unsigned long long>(a.heads),
+        Human(static_cast<double>(a.bytes)).c_str(), b.ms, static_cast<unsigned long long>(b.reads),
+        static_cast<unsigned long long>(b.heads), Human(static_cast<double>(b.bytes)).c_str());
   }
-
 
   // Each window twice: resolving the row in the call (descriptor read, then the blob), and
   // on rows resolved once before the loop, as a caller extracting many windows of the
@@ -570,10 +593,11 @@ int main(int argc, char** argv) {
     decode += st.extract.decode_ns / 1e6;
   }
   const double steps = resolve + plan + read + decode;
-  std::printf("\none frame on local disk (%d random frames, averages): resolve %.3f ms, plan %.3f ms, read %.3f ms, "
-              "decode %.3f ms (total %.3f ms, wall %.3f ms); resolve+plan %.1f%%\n",
-              kSingles, resolve / kSingles, plan / kSingles, read / kSingles, decode / kSingles, steps / kSingles,
-              wall / kSingles, steps > 0 ? 100 * (resolve + plan) / steps : 0);
+  std::printf(
+      "\none frame on local disk (%d random frames, averages): resolve %.3f ms, plan %.3f ms, read %.3f ms, "
+      "decode %.3f ms (total %.3f ms, wall %.3f ms); resolve+plan %.1f%%\n",
+      kSingles, resolve / kSingles, plan / kSingles, read / kSingles, decode / kSingles, steps / kSingles,
+      wall / kSingles, steps > 0 ? 100 * (resolve + plan) / steps : 0);
 
   auto ratio = [](double base, double ours) { return ours > 0 ? base / ours : 0; };
   auto line = [&](const char* label, bool once) {
@@ -585,5 +609,6 @@ int main(int argc, char** argv) {
   std::printf("\n");
   line("resolving the row in every call", false);
   line("extract_frame vs baseline", true);
+  if (!s3_prefix.empty()) lancet::bench::RemoveTree(*remote, s3_prefix);
   return 0;
 }

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Reading, writing and blob benchmarks against the reference on the same data, in one run.
-#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|blob|video|audio|all]     (data kept in BUILD_DIR/bench-data)
+#   scripts/bench.sh BUILD_DIR [ROWS] [read|write|blob|video|audio|s3|all]     (data kept in BUILD_DIR/bench-data)
 # ROWS sizes the mixed dataset of read/write; blob uses bench.mjs's blob dataset
 # (1000 inline blobs of 1-64 KiB + 20 dedicated of 5-50 MiB, 597 MB). video runs
 # bench_extract_frame --quick (frames of a video: ExtractFrames vs FFmpeg over BlobFile).
+# s3 (not part of all) puts the mixed dataset (ROWS, 200k when not given) and the blob
+# dataset on the radosgw of scripts/s3-server.sh (started when AWS_ENDPOINT_URL is unset)
+# under a fresh prefix, times the reference and Lancet on both copies (take, scan,
+# fetch-blobs small/large: s3_compare_bench, with ratio lines), one extract_frames
+# window on S3 (bench_extract_frame --store), and removes the prefix.
 set -euo pipefail
 BUILD="${1:-build}"
-ROWS="${2:-1m}"
 WHAT="${3:-all}"
+ROWS="${2:-$([ "$WHAT" = s3 ] && echo 200k || echo 1m)}"
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 PEER="${LANCET_PEER_HARNESS:-$HERE/tests/peer}"
 B="$PEER/bench.mjs"
@@ -16,7 +21,7 @@ mkdir -p "$DATA"
 line="$("$PEER/setup.sh")"
 export LANCE_PEER_DIR="${line##*use LANCE_PEER_DIR=}"
 DS="$DATA/mixed_$ROWS.lance"
-if [ "$WHAT" != blob ] && [ "$WHAT" != video ] && [ "$WHAT" != audio ] && [ ! -d "$DS/_versions" ]; then
+if [ "$WHAT" != blob ] && [ "$WHAT" != video ] && [ "$WHAT" != audio ] && [ "$WHAT" != s3 ] && [ ! -d "$DS/_versions" ]; then
   echo "bench: the reference writes $ROWS mixed rows into $DS" >&2
   node "$B" --op make-dataset --out "$DS" --rows "$ROWS" --quiet > "$DATA/make.jsonl"
 fi
@@ -81,5 +86,47 @@ if [ "$WHAT" = all ] || [ "$WHAT" = audio ]; then
     "$BUILD/bin/bench_extract_audio" --quick
   else
     echo "bench: no bench_extract_audio in $BUILD (built only with FFmpeg's libraries)" >&2
+  fi
+fi
+if [ "$WHAT" = s3 ]; then
+  if [ -z "${AWS_ENDPOINT_URL:-}" ] || [ -z "${LANCET_TEST_BUCKET:-}" ]; then
+    eval "$("$HERE/scripts/s3-server.sh" start)"
+  fi
+  CMP="$BUILD/bin/s3_compare_bench"
+  [ -x "$CMP" ] || { echo "bench: build the s3_compare_bench target first" >&2; exit 2; }
+  MDS="$DATA/mixed_$ROWS.lance"
+  BDS="$DATA/blobs.lance"
+  if [ ! -d "$MDS/_versions" ]; then
+    echo "bench: the reference writes $ROWS mixed rows into $MDS" >&2
+    node "$B" --op make-dataset --out "$MDS" --rows "$ROWS" --quiet > "$DATA/make.jsonl"
+  fi
+  if [ ! -d "$BDS/_versions" ]; then
+    echo "bench: the reference writes the blob dataset into $BDS" >&2
+    node "$B" --op make-blob-dataset --out "$BDS" --quiet > "$DATA/make_blobs.jsonl"
+  fi
+  PREFIX="s3://$LANCET_TEST_BUCKET/bench-$$-$RANDOM"
+  trap '"$CMP" rm "$PREFIX"' EXIT
+  "$CMP" copy "$MDS" "$PREFIX/mixed.lance"
+  "$CMP" copy "$BDS" "$PREFIX/blobs.lance"
+  # The reference reads with LanceDB's storage-option keys; the JSON stays out of the output.
+  SO="$(node -e 'const e = process.env; process.stdout.write(JSON.stringify({
+    aws_access_key_id: e.AWS_ACCESS_KEY_ID, aws_secret_access_key: e.AWS_SECRET_ACCESS_KEY,
+    aws_endpoint: e.AWS_ENDPOINT_URL, aws_region: e.AWS_REGION || "us-east-1",
+    allow_http: "true", aws_virtual_hosted_style_request: "false"}))')"
+  REF="$DATA/ref_s3.jsonl"
+  : > "$REF"
+  echo "bench: timing the reference on local disk and on S3 (bench.mjs take, scan, fetch-blobs)" >&2
+  node "$B" --op take,scan "$MDS" --quiet >> "$REF"
+  node "$B" --op take,scan "$PREFIX/mixed.lance" --storage-options "$SO" --quiet >> "$REF"
+  node "$B" fetch-blobs "$BDS" --rows small,large --reps 3 --quiet >> "$REF"
+  node "$B" fetch-blobs "$PREFIX/blobs.lance" --rows small,large --reps 3 --storage-options "$SO" --quiet >> "$REF"
+  if grep -qF -e "$AWS_SECRET_ACCESS_KEY" "$REF"; then echo "bench: a credential reached $REF" >&2; exit 2; fi
+  echo "bench: timing Lancet (s3_compare_bench)" >&2
+  "$CMP" --mixed "$MDS" --mixed-s3 "$PREFIX/mixed.lance" --blobs "$BDS" --blobs-s3 "$PREFIX/blobs.lance" --ref "$REF"
+  if [ -x "$BUILD/bin/bench_extract_frame" ]; then
+    echo "bench: one extract_frames window, local disk and S3 (bench_extract_frame --store)" >&2
+    "$BUILD/bin/bench_extract_frame" --quick --windows 1 --store "$PREFIX"
+  else
+    echo "bench: no bench_extract_frame in $BUILD (built only with FFmpeg's libraries)" >&2
   fi
 fi

@@ -22,7 +22,7 @@ Result<std::unique_ptr<BlobFile>> BlobFile::Open(const table::Dataset& dataset, 
   table::BlobLocation location = std::move(*locations[0]);
   std::unique_ptr<io::RandomAccessFile> file;
   if (location.length > 0) {
-    auto opened = dataset.store()->OpenRead(location.object);
+    auto opened = dataset.OpenBlobObject(location.object);
     if (!opened.ok()) return opened.status().WithContext(dataset.uri() + ": blob column '" + column + "'");
     file = opened.MoveValue();
   }

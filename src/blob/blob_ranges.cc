@@ -67,7 +67,7 @@ Result<std::vector<BufferPtr>> ReadBlobRanges(const table::Dataset& dataset, con
   ParallelFor(ThreadPool::Io(), work.size(), static_cast<size_t>(options.parallel_objects), [&](size_t w) {
     statuses[w] = [&]() -> Status {
       const ObjectReads& reads = *work[w].second;
-      auto file = dataset.store()->OpenRead(*work[w].first);
+      auto file = dataset.OpenBlobObject(*work[w].first);
       if (!file.ok()) return file.status().WithContext(dataset.uri() + ": blob column '" + column + "'");
       ASSIGN_OR_RETURN(std::vector<BufferPtr> bufs, (*file)->ReadMany(reads.ranges, options.io));
       // Each task fills only its own outputs.

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "encoding/decoders.h"
-#include "format/file_constants.h"
 #include "format/assemble.h"
 #include "format/block_builder.h"
+#include "format/file_constants.h"
 #include "format/lance_schema.h"
 #include "format/page_reader.h"
 #include "format/row_bounds.h"
@@ -18,6 +18,7 @@
 #include "lance_proto/encodings_v2_1.pb.h"
 #include "lance_proto/file.pb.h"
 #include "lance_proto/file2.pb.h"
+#include "util/thread_pool.h"
 
 namespace lancet::format {
 
@@ -45,6 +46,9 @@ constexpr uint64_t kFooterSize = 40;
 // The first read fetches this much of the file's tail, which normally covers the
 // footer, offset tables, column metadata and schema at once.
 constexpr uint64_t kTailReadSize = 64 * 1024;
+// Pages of one column a take reads at once on a store whose reads wait (S3): the
+// shared I/O pool's size.
+constexpr size_t kPagesAtOnce = 8;
 
 template <typename T>
 T Load(const uint8_t* p) {
@@ -250,6 +254,11 @@ class FileReaderImpl final : public FileReader {
     std::sort(unique.begin(), unique.end());
     unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
     std::vector<std::vector<internal::Slice>> per_row(unique.size());
+    // The rows [first, end) of `unique` that page `page` holds.
+    struct PageRows {
+      size_t page = 0, first = 0, end = 0;
+    };
+    std::vector<PageRows> groups;
     size_t i = 0;
     while (i < unique.size()) {
       size_t p = std::upper_bound(col.page_end.begin(), col.page_end.end(), unique[i]) - col.page_end.begin();
@@ -259,16 +268,29 @@ class FileReaderImpl final : public FileReader {
       }
       const auto& page = col.pages[p];
       RETURN_IF_ERROR(CheckLayers(column, p, page, kinds));
-      std::vector<internal::RowRange> ranges;
       size_t j = i;
-      for (; j < unique.size() && unique[j] < page.first_row + page.num_rows; ++j) {
-        ranges.push_back({unique[j] - page.first_row, unique[j] - page.first_row + 1});
-      }
-      std::vector<std::vector<internal::Slice>> slices;
-      RETURN_IF_ERROR(page.reader->Read(ranges, &slices));
-      for (size_t k = 0; k < ranges.size(); ++k) per_row[i + k] = std::move(slices[k]);
+      while (j < unique.size() && unique[j] < page.first_row + page.num_rows) ++j;
+      groups.push_back({p, i, j});
       i = j;
     }
+    // Pages are read at once where a read waits on a remote store (each page costs one
+    // or two round trips); mapped files read in place.
+    std::vector<Status> statuses(groups.size());
+    const size_t parallel = file_->cheap_reads() ? 1 : kPagesAtOnce;
+    ParallelFor(ThreadPool::Io(), groups.size(), parallel, [&](size_t g) {
+      const PageRows& rows_of = groups[g];
+      const auto& page = col.pages[rows_of.page];
+      std::vector<internal::RowRange> ranges;
+      for (size_t k = rows_of.first; k < rows_of.end; ++k) {
+        ranges.push_back({unique[k] - page.first_row, unique[k] - page.first_row + 1});
+      }
+      std::vector<std::vector<internal::Slice>> slices;
+      statuses[g] = page.reader->Read(ranges, &slices);
+      if (!statuses[g].ok()) return;
+      // Each task fills only its own rows.
+      for (size_t k = 0; k < ranges.size(); ++k) per_row[rows_of.first + k] = std::move(slices[k]);
+    });
+    for (const Status& st : statuses) RETURN_IF_ERROR(st);
     for (uint64_t r : rows) {
       size_t idx = std::lower_bound(unique.begin(), unique.end(), r) - unique.begin();
       for (const auto& s : per_row[idx]) RETURN_IF_ERROR(out->Add(s));

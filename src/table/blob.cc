@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "table/external_stores.h"
 #include "table/manifest.h"
 
 namespace lancet::table {
@@ -93,7 +94,12 @@ Result<ResolvedBlob> ResolveBlob(const BlobDescriptor& desc, const std::string& 
       if (desc.uri.empty()) {
         return Status::Corruption(data_file + ": external blob descriptor has an empty blob_uri");
       }
-      if (desc.blob_id == 0) {
+      if (desc.blob_id == 0 && IsRemoteBlobUri(desc.uri)) {
+        // Read through a store for the URI's bucket (ExternalStores).
+        Status checked = CheckRemoteBlobUri(desc.uri, data_file);
+        if (!checked.ok()) return Status::Corruption(checked.message());
+        loc.object = std::string(desc.uri);
+      } else if (desc.blob_id == 0) {
         ASSIGN_OR_RETURN(loc.object, LocalPathOfUri(desc.uri, data_file));
         if (!loc.object.starts_with('/')) {
           return Status::Corruption(data_file + ": external blob URI '" + std::string(desc.uri) +
@@ -108,8 +114,16 @@ Result<ResolvedBlob> ResolveBlob(const BlobDescriptor& desc, const std::string& 
           return Status::Corruption(data_file + ": external blob names base path id " + std::to_string(desc.blob_id) +
                                     ", which the manifest does not define");
         }
-        ASSIGN_OR_RETURN(std::string base_dir, LocalPathOfUri(base->path(), data_file));
-        loc.object = JoinPath(base_dir, desc.uri);
+        if (IsRemoteBlobUri(base->path())) {
+          std::string base_dir = base->path();
+          while (base_dir.ends_with('/')) base_dir.pop_back();
+          loc.object = base_dir + "/" + std::string(desc.uri);
+          Status checked = CheckRemoteBlobUri(loc.object, data_file);
+          if (!checked.ok()) return Status::Corruption(checked.message());
+        } else {
+          ASSIGN_OR_RETURN(std::string base_dir, LocalPathOfUri(base->path(), data_file));
+          loc.object = JoinPath(base_dir, desc.uri);
+        }
       }
       // size 0 means "the whole object"; the reference reads from `position` to its end.
       loc.to_end = desc.size == 0;

@@ -175,10 +175,20 @@ class Storer {
     return path;
   }
 
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenSource(std::string_view uri, const std::string& where) {
+    if (IsRemoteBlobUri(uri)) {
+      RETURN_IF_ERROR(CheckRemoteBlobUri(uri, where));
+      if (!context_.externals) return Status::Internal(where + ": no store for s3:// sources");
+      return context_.externals->OpenRead(std::string(uri));
+    }
+    ASSIGN_OR_RETURN(std::string path, SourcePath(uri, where));
+    return context_.sources->OpenRead(path);
+  }
+
   Result<StoredBlob> Copy(std::string_view uri, uint64_t pos, uint64_t len, size_t column,
                           const BlobThresholds& thresholds, const BlobTransform* transform, const std::string& where) {
-    ASSIGN_OR_RETURN(std::string path, SourcePath(uri, where));
-    auto file = context_.sources->OpenRead(path);
+    const std::string path(uri);
+    auto file = OpenSource(uri, where);
     if (!file.ok()) return file.status().WithContext(where);
     ASSIGN_OR_RETURN(uint64_t size, (*file)->Size());
     if (pos > size || (len != 0 && len > size - pos)) {
@@ -207,6 +217,7 @@ class Storer {
       return Status::InvalidArgument(where + ": external range [" + std::to_string(pos) + ", +" + std::to_string(len) +
                                      ") overflows");
     }
+    if (IsRemoteBlobUri(uri)) return ExternalRemote(uri, pos, len, where);
     ASSIGN_OR_RETURN(std::string path, SourcePath(uri, where));
     for (const auto& part : std::filesystem::path(path)) {
       if (part == "..") {
@@ -241,13 +252,47 @@ class Storer {
         return out;
       }
     }
-    if (!context_.allow_outside_bases) {
-      std::string bases;
-      for (const ExternalBase& b : context_.bases) bases += (bases.empty() ? "" : ", ") + b.dir;
-      return Status::InvalidArgument(
-          where + ": external blob URI '" + std::string(uri) + "' is outside the registered external bases (" +
-          (bases.empty() ? std::string("none") : bases) + "); register its directory or allow URIs outside the bases");
+    RETURN_IF_ERROR(OutsideBases(uri, where));
+    out.uri = std::string(uri);
+    return out;
+  }
+
+  Status OutsideBases(std::string_view uri, const std::string& where) const {
+    if (context_.allow_outside_bases) return Status::OK();
+    std::string bases;
+    for (const ExternalBase& b : context_.bases) bases += (bases.empty() ? "" : ", ") + b.dir;
+    return Status::InvalidArgument(
+        where + ": external blob URI '" + std::string(uri) + "' is outside the registered external bases (" +
+        (bases.empty() ? std::string("none") : bases) + "); register its directory or allow URIs outside the bases");
+  }
+
+  // An s3:// reference: stored as given (or relative to an s3:// base); the object is
+  // only asked for its size when the range runs to its end from a non-zero position.
+  Result<StoredBlob> ExternalRemote(std::string_view uri, uint64_t pos, uint64_t len, const std::string& where) {
+    RETURN_IF_ERROR(CheckRemoteBlobUri(uri, where));
+    if (len == 0 && pos > 0) {
+      if (!context_.externals) return Status::Internal(where + ": no store for s3:// references");
+      auto size = context_.externals->Size(std::string(uri));
+      if (!size.ok()) return size.status().WithContext(where + ": external blob from position " + std::to_string(pos));
+      if (pos >= *size) {
+        return Status::InvalidArgument(where + ": external blob position " + std::to_string(pos) +
+                                       " is at or past the end of " + std::string(uri) + " (" + std::to_string(*size) +
+                                       " bytes)");
+      }
+      len = *size - pos;
     }
+    StoredBlob out;
+    out.kind = BlobKind::kExternal;
+    out.position = pos;
+    out.size = len;
+    for (const ExternalBase& base : context_.bases) {
+      if (uri.size() > base.dir.size() + 1 && uri.starts_with(base.dir) && uri[base.dir.size()] == '/') {
+        out.blob_id = base.id;
+        out.uri = std::string(uri.substr(base.dir.size() + 1));
+        return out;
+      }
+    }
+    RETURN_IF_ERROR(OutsideBases(uri, where));
     out.uri = std::string(uri);
     return out;
   }
@@ -313,6 +358,13 @@ Status ConvertBinaryToBlob(const std::map<std::string, BlobThresholds>& columns,
 }
 
 Result<std::string> NormalizeBaseDir(const std::string& dir) {
+  if (IsRemoteBlobUri(dir)) {
+    std::string s = dir;
+    while (s.ends_with('/')) s.pop_back();
+    // A base is a prefix: checked as the URI of an object inside it.
+    RETURN_IF_ERROR(CheckRemoteBlobUri(s + "/x", "external base"));
+    return s;
+  }
   auto local = LocalPathOfUri(dir, "external base");
   if (!local.ok()) return Status::InvalidArgument(local.status().message());
   std::filesystem::path p(*local);

@@ -11,10 +11,12 @@
 #include "lancet/array.h"
 #include "lancet/table/blob_write.h"
 #include "table/blob_sink.h"
+#include "table/external_stores.h"
 
 namespace lancet::table {
 
-/// A registered external base: Manifest.base_paths id and its absolute local directory.
+/// A registered external base: Manifest.base_paths id and its absolute local directory
+/// or s3:// prefix.
 struct ExternalBase {
   uint32_t id = 0;
   std::string dir;  // normalized, no trailing slash
@@ -27,6 +29,9 @@ struct BlobWriteContext {
   BlobUriMode uri_mode = BlobUriMode::kReference;
   /// Where kCopy reads source files: a local store that does not map files.
   std::shared_ptr<io::ObjectStore> sources;
+  /// Where s3:// references are sized and kCopy reads them: stores made with the
+  /// write's storage options.
+  std::shared_ptr<const ExternalStores> externals;
   /// Format 2.3: descriptors carry blob_info (the read schema has the sixth member).
   bool blob_info = false;
   /// By dotted blob column path (format 2.3 only).
@@ -52,7 +57,8 @@ Result<RecordBatch> StoreBlobs(const RecordBatch& batch, const Schema& read_sche
 Status ConvertBinaryToBlob(const std::map<std::string, BlobThresholds>& columns, Schema* schema,
                            std::vector<RecordBatch>* batches);
 
-/// Normalizes an external base directory (absolute, no "." or ".." parts).
+/// Normalizes an external base directory (absolute, no "." or ".." parts) or s3://
+/// prefix (no trailing '/').
 Result<std::string> NormalizeBaseDir(const std::string& dir);
 
 }  // namespace lancet::table

@@ -32,7 +32,7 @@ void OpenedObjects::Put(const std::string& path, std::shared_ptr<io::RandomAcces
 }
 
 Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
-    const io::ObjectStore& store, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
+    const ExternalStores& stores, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
     BlobObjects* objects, OpenedObjects* cache) {
   std::vector<std::string> paths;
   std::vector<bool> cacheable;
@@ -56,7 +56,7 @@ Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
   for (size_t i = 0; i < paths.size(); ++i) opened.emplace_back(Status::Internal("not opened"));
   std::vector<Result<uint64_t>> sizes(paths.size(), Status::Internal("not sized"));
   ParallelFor(ThreadPool::Io(), paths.size(), kParallelObjects, [&](size_t i) {
-    opened[i] = store.OpenRead(paths[i]);
+    opened[i] = stores.OpenRead(paths[i]);
     if (opened[i].ok()) sizes[i] = (*opened[i])->Size();
   });
   for (size_t i = 0; i < paths.size(); ++i) {

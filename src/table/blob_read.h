@@ -15,6 +15,7 @@
 #include "lancet/io/object_store.h"
 #include "lancet/table/blob_location.h"
 #include "table/blob.h"
+#include "table/external_stores.h"
 
 namespace lancet::table {
 
@@ -43,13 +44,14 @@ class OpenedObjects {
 
 /// \brief Checks every resolved blob against its object and returns exact locations.
 ///
-/// Opens each distinct object once (several at a time) to learn its size; zero-length
-/// ranges that are not whole-object external blobs open nothing. `context` (dataset and
+/// Opens each distinct object once (several at a time, through `stores`: the
+/// dataset's store, or another for an s3:// external URI) to learn its size;
+/// zero-length ranges that are not whole-object external blobs open nothing. `context` (dataset and
 /// column) prefixes open errors. NotFound for a missing object (naming its path),
 /// Corruption (naming the object) for a range past its end. With `cache`, the dataset's
 /// own objects come from it when already open and are added to it otherwise.
 Result<std::vector<std::optional<BlobLocation>>> FinalizeBlobLocations(
-    const io::ObjectStore& store, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
+    const ExternalStores& stores, std::span<const std::optional<ResolvedBlob>> resolved, const std::string& context,
     BlobObjects* objects, OpenedObjects* cache = nullptr);
 
 /// Reads every location from `objects` (as filled by FinalizeBlobLocations): one

@@ -127,7 +127,7 @@ Ref Classify(std::string_view rel, const References& kept, const References& rem
 
 Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& options) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (options.older_than.count() < 0) return Status::InvalidArgument(root + ": cleanup older_than is negative");
   // Nanoseconds, as manifests record them: with older_than = 0 even a version committed a moment ago is old.
   const int64_t now_ns =

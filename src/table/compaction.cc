@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
-#include "table/blob_input.h"
 #include "table/blob_info.h"
+#include "table/blob_input.h"
 #include "table/commit.h"
 #include "table/compaction_blobs.h"
 #include "table/compaction_row_ids.h"
@@ -21,7 +21,6 @@ using lance::table::DataFragment;
 using lance::table::Manifest;
 
 constexpr uint64_t kMaxRowsPerFragment = uint64_t{1} << 32;
-
 
 // Fragment ids to rewrite together, in id order (optimize.rs `plan_compaction`).
 std::vector<std::vector<uint64_t>> PlanGroups(const std::vector<FragmentInfo>& frags,
@@ -148,10 +147,10 @@ class GroupWriter {
     int64_t offset = 0;
     while (offset < batch.num_rows) {
       if (!file_.writer) {
-        ASSIGN_OR_RETURN(file_, OpenDataFile(dataset_.store(), dataset_.uri(), schema, written_));
+        ASSIGN_OR_RETURN(file_, OpenDataFile(dataset_.store(), dataset_.root(), schema, written_));
         if (!blob_columns_.empty()) {
           std::string stem = file_.name.substr(0, file_.name.size() - std::string_view(".lance").size());
-          sink_ = std::make_unique<BlobSink>(dataset_.store(), JoinPath(dataset_.uri(), "data/" + stem),
+          sink_ = std::make_unique<BlobSink>(dataset_.store(), JoinPath(dataset_.root(), "data/" + stem),
                                              file_.writer.get(), written_, nullptr);
         }
       }
@@ -233,7 +232,7 @@ struct Group {
 
 Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOptions& options) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (options.target_rows_per_fragment == 0 || options.target_rows_per_fragment > kMaxRowsPerFragment) {
     return Status::InvalidArgument(root + ": target_rows_per_fragment must be in [1, 2^32]");
   }

@@ -17,6 +17,7 @@
 #include "table/blob_info.h"
 #include "table/blob_read.h"
 #include "table/deletion.h"
+#include "table/external_stores.h"
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
 #include "util/array_builder.h"
@@ -75,10 +76,12 @@ struct FragmentState {
 
 class DatasetImpl final : public Dataset {
  public:
+  // `uri` is the URI the dataset was opened by ("" for a store and root).
   static Result<std::unique_ptr<Dataset>> Make(std::shared_ptr<io::ObjectStore> store, std::string root,
-                                               const OpenOptions& options);
+                                               const OpenOptions& options, std::string uri = "");
 
-  const std::string& uri() const override { return root_; }
+  const std::string& uri() const override { return uri_.empty() ? root_ : uri_; }
+  const std::string& root() const override { return root_; }
   uint64_t version() const override { return manifest_.version(); }
   const Schema& schema() const override { return schema_; }
   const Schema& read_schema() const override { return read_schema_; }
@@ -87,14 +90,17 @@ class DatasetImpl final : public Dataset {
   Result<std::vector<VersionInfo>> ListVersions() const override;
   Result<std::map<std::string, uint64_t>> ListTags() const override;
   Result<std::unique_ptr<Dataset>> Checkout(uint64_t version) const override {
-    OpenOptions o;
+    OpenOptions o = Reopen();
     o.version = version;
-    return Make(store_, root_, o);
+    return Make(store_, root_, o, uri_);
   }
   Result<std::unique_ptr<Dataset>> CheckoutTag(const std::string& tag) const override {
-    OpenOptions o;
+    OpenOptions o = Reopen();
     o.tag = tag;
-    return Make(store_, root_, o);
+    return Make(store_, root_, o, uri_);
+  }
+  Result<std::unique_ptr<io::RandomAccessFile>> OpenBlobObject(const std::string& object) const override {
+    return externals_->OpenRead(object);
   }
 
   const std::vector<FragmentInfo>& fragments() const override { return fragment_infos_; }
@@ -127,6 +133,13 @@ class DatasetImpl final : public Dataset {
 
  private:
   DatasetImpl() = default;
+  // What a checkout keeps of the options this version was opened with.
+  OpenOptions Reopen() const {
+    OpenOptions o;
+    o.max_storage_version = max_storage_version_;
+    o.storage_options = storage_options_;
+    return o;
+  }
 
   Status Init();
   Status InitFragment(const DataFragment& frag, FragmentState* state, FragmentInfo* info);
@@ -161,7 +174,7 @@ class DatasetImpl final : public Dataset {
   Result<std::vector<std::optional<BlobLocation>>> Locate(const std::string& column, std::span<const uint64_t> rows,
                                                           RowKey key, BlobObjects* objects) const {
     ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key));
-    return FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", objects,
+    return FinalizeBlobLocations(*externals_, resolved, uri() + ": blob column '" + column + "'", objects,
                                  &blob_objects_);
   }
 
@@ -173,7 +186,7 @@ class DatasetImpl final : public Dataset {
     ASSIGN_OR_RETURN(auto resolved, ResolveBlobs(column, rows, key, &infos));
     BlobObjects objects;
     ASSIGN_OR_RETURN(auto located,
-                     FinalizeBlobLocations(*store_, resolved, root_ + ": blob column '" + column + "'", &objects,
+                     FinalizeBlobLocations(*externals_, resolved, uri() + ": blob column '" + column + "'", &objects,
                                            &blob_objects_));
     std::vector<std::optional<BlobWithInfo>> out(located.size());
     for (size_t i = 0; i < located.size(); ++i) {
@@ -188,6 +201,9 @@ class DatasetImpl final : public Dataset {
  private:
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
+  std::string uri_;
+  io::StorageOptions storage_options_;
+  std::shared_ptr<ExternalStores> externals_;
   std::string manifest_path_;
   Manifest manifest_;
   Schema schema_;
@@ -207,7 +223,7 @@ class DatasetImpl final : public Dataset {
 };
 
 Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectStore> store, std::string root,
-                                                   const OpenOptions& options) {
+                                                   const OpenOptions& options, std::string uri) {
   if (options.version && options.tag) {
     return Status::InvalidArgument(root + ": open with either a version or a tag, not both");
   }
@@ -247,6 +263,10 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
   std::unique_ptr<DatasetImpl> ds(new DatasetImpl());
   ds->store_ = std::move(store);
   ds->root_ = root;
+  while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+  ds->uri_ = std::move(uri);
+  ds->storage_options_ = options.storage_options;
+  ds->externals_ = std::make_shared<ExternalStores>(ds->store_, BucketOfUri(ds->uri_), options.storage_options);
   ds->manifest_path_ = loc->path;
   ds->max_storage_version_ = options.max_storage_version;
   ASSIGN_OR_RETURN(ds->manifest_, ReadManifest(*ds->store_, loc->path, loc->size));
@@ -459,7 +479,7 @@ Result<std::map<std::string, uint64_t>> DatasetImpl::ListTags() const {
 
 std::map<std::string, std::string> DatasetImpl::Describe() const {
   std::map<std::string, std::string> d;
-  d["uri"] = root_;
+  d["uri"] = uri();
   d["manifest"] = manifest_path_;
   d["version"] = std::to_string(manifest_.version());
   if (manifest_.has_timestamp()) {
@@ -515,7 +535,7 @@ Result<DatasetImpl::Projection> DatasetImpl::Project(const std::vector<std::stri
       continue;
     }
     int idx = read_schema_.FieldIndex(name);
-    if (idx < 0) return Status::NotFound(root_ + ": no column named '" + name + "'");
+    if (idx < 0) return Status::NotFound(uri() + ": no column named '" + name + "'");
     p.fields.push_back(idx);
   }
   p.schema.metadata = read_schema_.metadata;
@@ -676,7 +696,7 @@ Result<std::vector<RecordBatch>> DatasetImpl::Scan(const ScanOptions& options) c
   uint64_t remaining = options.limit.value_or(std::numeric_limits<uint64_t>::max());
   for (uint64_t id : options.fragment_ids) {
     if (!frag_index_.count(id)) {
-      return Status::NotFound(root_ + ": fragment " + std::to_string(id) + " is not in version " +
+      return Status::NotFound(uri() + ": fragment " + std::to_string(id) + " is not in version " +
                               std::to_string(manifest_.version()));
     }
   }
@@ -710,18 +730,18 @@ Result<std::pair<size_t, uint64_t>> DatasetImpl::LocateAddress(uint64_t address)
   uint64_t frag_id = address >> 32, offset = address & 0xFFFFFFFFu;
   auto it = frag_index_.find(frag_id);
   if (it == frag_index_.end()) {
-    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " names fragment " +
+    return Status::NotFound(uri() + ": row address " + std::to_string(address) + " names fragment " +
                             std::to_string(frag_id) + ", which is not in version " +
                             std::to_string(manifest_.version()));
   }
   const FragmentState& frag = frags_[it->second];
   if (offset >= frag.pb->physical_rows()) {
-    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " is past the " +
+    return Status::NotFound(uri() + ": row address " + std::to_string(address) + " is past the " +
                             std::to_string(frag.pb->physical_rows()) + " rows of fragment " + std::to_string(frag_id));
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(it->second));
   if (deleted && deleted->contains(static_cast<uint32_t>(offset))) {
-    return Status::NotFound(root_ + ": row address " + std::to_string(address) + " (fragment " +
+    return Status::NotFound(uri() + ": row address " + std::to_string(address) + " (fragment " +
                             std::to_string(frag_id) + " offset " + std::to_string(offset) + ") is deleted");
   }
   return std::make_pair(it->second, offset);
@@ -814,7 +834,7 @@ Result<std::vector<uint64_t>> DatasetImpl::RowIdsToAddresses(std::span<const uin
       }
     }
     if (!found) {
-      return Status::NotFound(root_ + ": row id " + std::to_string(id) + " is not a live row of version " +
+      return Status::NotFound(uri() + ": row id " + std::to_string(id) + " is not a live row of version " +
                               std::to_string(manifest_.version()));
     }
     out.push_back(*found);
@@ -834,24 +854,24 @@ Result<std::vector<std::optional<ResolvedBlob>>> DatasetImpl::ResolveBlobs(
     start = dot + 1;
   }
   int top = schema_.FieldIndex(parts[0]);
-  if (top < 0) return Status::NotFound(root_ + ": no column named '" + parts[0] + "'");
+  if (top < 0) return Status::NotFound(uri() + ": no column named '" + parts[0] + "'");
   const Field* logical = &schema_.fields[top];
   std::vector<int> path;
   for (size_t i = 1; i < parts.size(); ++i) {
     if (logical->type.id != TypeId::kStruct || IsBlobV2Field(*logical)) {
-      return Status::NotSupported(root_ + ": blob column path '" + column + "' expects a struct before '" + parts[i] +
+      return Status::NotSupported(uri() + ": blob column path '" + column + "' expects a struct before '" + parts[i] +
                                   "' but '" + logical->name + "' is " + logical->type.ToString());
     }
     int found = -1;
     for (size_t c = 0; c < logical->type.children.size(); ++c) {
       if (logical->type.children[c].name == parts[i]) found = static_cast<int>(c);
     }
-    if (found < 0) return Status::NotFound(root_ + ": no column named '" + column + "'");
+    if (found < 0) return Status::NotFound(uri() + ": no column named '" + column + "'");
     path.push_back(found);
     logical = &logical->type.children[found];
   }
   if (!IsBlobV2Field(*logical)) {
-    return Status::InvalidArgument(root_ + ": column '" + column + "' is not a blob v2 column");
+    return Status::InvalidArgument(uri() + ": column '" + column + "' is not a blob v2 column");
   }
   const Field& top_read = read_schema_.fields[top];
   std::vector<uint64_t> addresses;
@@ -921,7 +941,7 @@ Result<std::vector<std::optional<ResolvedBlob>>> DatasetImpl::ResolveBlobs(
       if (blob_info_ && a->children[5].IsValid(r)) {
         if (infos == nullptr) {
           return Status::InvalidArgument(
-              root_ + ": blob column '" + column + "' " + (key == RowKey::kRowId ? "row id " : "row address ") +
+              this->uri() + ": blob column '" + column + "' " + (key == RowKey::kRowId ? "row id " : "row address ") +
               std::to_string(rows[g.second[k]]) +
               " carries blob_info: its stored bytes are a media plugin's stream, not the original file; read it "
               "with extract");
@@ -957,7 +977,11 @@ Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
   if (uri.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
   ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, options.storage_options));
-  return DatasetImpl::Make(std::move(where.store), where.root, options);
+  // The URI, not the key prefix, names an S3 dataset in uri() and errors; ResolveUri
+  // takes credentials from the options and the environment only, never from the URI.
+  std::string shown = uri;
+  if (!io::IsRemoteUri(uri)) shown = where.root;
+  return DatasetImpl::Make(std::move(where.store), where.root, options, shown);
 }
 
 }  // namespace lancet::table

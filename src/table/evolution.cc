@@ -30,7 +30,6 @@ bool IsBlobField(const lance::file::Field& f) {
   return it != f.metadata().end() && it->second == kBlobV2ExtensionName;
 }
 
-
 bool AllNullable(const Field& f) {
   if (!f.nullable) return false;
   for (const Field& c : f.type.children) {
@@ -293,7 +292,7 @@ void FillMerge(PreparedCommit* prep) {
 Result<uint64_t> CommitProject(const Dataset& dataset, const VersionManifest& read,
                                const std::function<Status(LanceFields*)>& edit, int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   CommitBuilder build = [&](const CommitBase& base) -> Result<PreparedCommit> {
     RETURN_IF_ERROR(CheckSchemaUnchanged(base, read.manifest, root));
     PreparedCommit prep;
@@ -313,7 +312,7 @@ Result<uint64_t> CommitProject(const Dataset& dataset, const VersionManifest& re
 Result<uint64_t> AddColumns(const Dataset& dataset, const Schema& schema, std::vector<RecordBatch> batches,
                             int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (schema.fields.empty()) return Status::InvalidArgument(root + ": AddColumns needs at least one column");
   RETURN_IF_ERROR(CheckNewNames(dataset, schema.fields));
   RETURN_IF_ERROR(CheckBatches(dataset, schema, &batches));
@@ -358,7 +357,7 @@ Result<uint64_t> AddColumns(const Dataset& dataset, const Schema& schema, std::v
 
 Result<uint64_t> AddNullColumns(const Dataset& dataset, const std::vector<Field>& fields, int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (fields.empty()) return Status::InvalidArgument(root + ": AddNullColumns needs at least one column");
   RETURN_IF_ERROR(CheckNewNames(dataset, fields));
   for (const Field& f : fields) {
@@ -386,7 +385,7 @@ Result<uint64_t> AddNullColumns(const Dataset& dataset, const std::vector<Field>
 }
 
 Result<uint64_t> DropColumns(const Dataset& dataset, const std::vector<std::string>& columns, int max_commit_attempts) {
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (columns.empty()) return Status::InvalidArgument(root + ": DropColumns needs at least one column");
   ASSIGN_OR_RETURN(VersionManifest read, ReadVersionManifest(*dataset.store(), root, dataset.version()));
   const LanceFields& fields = read.manifest.fields();
@@ -425,7 +424,7 @@ Result<uint64_t> DropColumns(const Dataset& dataset, const std::vector<std::stri
 
 Result<uint64_t> RenameColumn(const Dataset& dataset, const std::string& from, const std::string& to,
                               int max_commit_attempts) {
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   if (to.empty() || to.find('.') != std::string::npos) {
     return Status::InvalidArgument(root + ": '" + to + "' is not a valid column name (empty or has a '.')");
   }
@@ -454,7 +453,7 @@ Result<uint64_t> RenameColumn(const Dataset& dataset, const std::string& from, c
 Result<uint64_t> AlterColumnType(const Dataset& dataset, const std::string& column, const DataType& type,
                                  int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   int pos = dataset.schema().FieldIndex(column);
   if (pos < 0) return Status::NotFound(root + ": no top-level column named '" + column + "'");
   const Field& source = dataset.schema().fields[static_cast<size_t>(pos)];

@@ -351,6 +351,7 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
     blobs.context.allow_outside_bases = params.blobs.allow_external_outside_bases;
     blobs.context.uri_mode = params.blobs.uri_mode;
     blobs.context.sources = io::LocalFileSystem(/*map_reads=*/false);
+    blobs.context.externals = std::make_shared<ExternalStores>(blobs.context.sources, "", params.storage_options);
     blobs.progress = params.blobs.on_progress;
   }
 
@@ -455,7 +456,7 @@ Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std:
 
 Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses, int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   const uint64_t read_version = dataset.version();
   // Offsets to delete per fragment, checked against the version the caller saw.
   std::map<uint64_t, Roaring> targets;
@@ -551,7 +552,7 @@ Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> ro
 
 Result<uint64_t> Restore(const Dataset& dataset, uint64_t version, int max_commit_attempts) {
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
   const ManifestLocation* loc = nullptr;
   for (const ManifestLocation& m : manifests) {
@@ -584,7 +585,7 @@ Result<uint64_t> Restore(const Dataset& dataset, uint64_t version, int max_commi
 Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t version) {
   RETURN_IF_ERROR(ValidateTagName(name));
   std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const std::string& root = dataset.uri();
+  const std::string& root = dataset.root();
   ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
   const ManifestLocation* loc = nullptr;
   for (const ManifestLocation& m : manifests) {
@@ -608,7 +609,7 @@ Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t versi
 
 Status DeleteTag(const Dataset& dataset, const std::string& name) {
   RETURN_IF_ERROR(ValidateTagName(name));
-  std::string path = JoinPath(dataset.uri(), "_refs/tags/" + name + ".json");
+  std::string path = JoinPath(dataset.root(), "_refs/tags/" + name + ".json");
   Status st = dataset.store()->Delete(path);
   if (st.IsNotFound()) return Status::NotFound(path + ": tag '" + name + "' not found");
   return st;

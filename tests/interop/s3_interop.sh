@@ -3,8 +3,9 @@
 #
 # Lancet and the reference on one S3 server (scripts/s3-server.sh): a history Lancet
 # writes to s3:// (create, append, delete, tag; blobs inline and packed) is read by the
-# reference, and a dataset the reference writes to s3:// is read by Lancet; check.mjs
-# compares the two sides' dumps. Exits 77 (skipped) without AWS_ENDPOINT_URL and
+# reference, and a dataset the reference writes to s3:// is read by Lancet; external
+# blobs with s3:// URIs that Lancet writes (local and S3 datasets) are read by the
+# reference; check.mjs compares the two sides' dumps. Exits 77 (skipped) without AWS_ENDPOINT_URL and
 # LANCET_TEST_BUCKET.
 set -uo pipefail
 
@@ -80,8 +81,9 @@ fi
 
 # Credentials stay out of lancet's output, on success and on an auth failure.
 if "$LANCET" info "$OURS" >"$WORK/info.txt" 2>&1 && grep -q "^Version: 3" "$WORK/info.txt" &&
+   grep -qxF "Dataset: $OURS" "$WORK/info.txt" &&
    ! grep -qF -e "$AWS_SECRET_ACCESS_KEY" -e "$AWS_ACCESS_KEY_ID" "$WORK/info.txt"; then
-  pass "lancet info on S3 shows no credentials"
+  pass "lancet info on S3 names the s3:// URI and shows no credentials"
 else
   fail "lancet info on S3:"; sed 's/^/    /' "$WORK/info.txt"
 fi
@@ -104,6 +106,53 @@ if run "reference write to $THEIRS" node "$HERE/s3_peer.mjs" write "$THEIRS" &&
      run "reference dump after append" bash -c "node '$HERE/s3_peer.mjs' dump '$THEIRS' >'$WORK/theirs2.peer.json'"; then
     check "reference reads Lancet's append to its S3 dataset" "$WORK/theirs2.lancet.json" "$WORK/theirs2.peer.json"
   fi
+fi
+
+# 3. External blobs named by s3:// URIs (kind 3): Lancet imports references to objects in
+#    the bucket into a local dataset (absolute URIs, --allow-external) and into an S3
+#    dataset (relative to a registered s3:// base); the reference reads both, resolving
+#    the URIs with the storage options it opened the table with (lance 12 opens an
+#    external URI with the dataset's store parameters).
+KEY_BASE="${BASE#s3://"$LANCET_TEST_BUCKET"/}"
+put_object() {  # KEY FILE: a plain PUT signed by curl (the payload left unsigned)
+  local code
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 --aws-sigv4 "aws:amz:${AWS_REGION:-us-east-1}:s3" \
+    --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' \
+    -T "$2" "$AWS_ENDPOINT_URL/$LANCET_TEST_BUCKET/$1")
+  [ "$code" = 200 ]
+}
+head -c 300000 /dev/urandom >"$WORK/a.bin"
+head -c 4000 /dev/urandom >"$WORK/b.bin"
+if put_object "$KEY_BASE/ext/a.bin" "$WORK/a.bin" &&
+   put_object "$KEY_BASE/ext/sub/b.bin" "$WORK/b.bin"; then
+  cat >"$WORK/ext_schema.json" <<'EOS'
+{"fields": [{"name": "id", "type": "int64"},
+            {"name": "doc", "type": "struct", "children": [{"name": "data", "type": "large_binary"},
+                                                          {"name": "uri", "type": "utf8"}]}]}
+EOS
+  {
+    printf '{"id":0,"doc":{"uri":"%s"}}\n' "$BASE/ext/a.bin"
+    printf '{"id":1,"doc":{"data":"00112233"}}\n'
+    printf '{"id":2,"doc":null}\n'
+    printf '{"id":3,"doc":{"uri":"%s"}}\n' "$BASE/ext/sub/b.bin"
+  } >"$WORK/ext.ndjson"
+  LOCAL_EXT="$WORK/ext_local.lance"
+  S3_EXT="$BASE/ext_s3.lance"
+  if run "lancet import of s3:// references into $LOCAL_EXT" "$LANCET" import "$WORK/ext.ndjson" "$LOCAL_EXT" \
+       --schema "$WORK/ext_schema.json" --blob doc --allow-external &&
+     run "lancet import of s3:// references into $S3_EXT" "$LANCET" import "$WORK/ext.ndjson" "$S3_EXT" \
+       --schema "$WORK/ext_schema.json" --blob doc --external-base "$BASE/ext"; then
+    for ds in "$LOCAL_EXT" "$S3_EXT"; do
+      tag="$(basename "$ds" .lance)"
+      if run "lancet dump of $ds" bash -c "'$LANCET' dump '$ds' >'$WORK/$tag.lancet.json'" &&
+         run "lancet blob get of $ds" bash -c "'$LANCET' blob get '$ds' doc 0 >'$WORK/$tag.a.bin' && cmp '$WORK/$tag.a.bin' '$WORK/a.bin'" &&
+         run "reference dump of $ds" bash -c "node '$HERE/s3_peer.mjs' dump '$ds' >'$WORK/$tag.peer.json'"; then
+        check "reference reads Lancet's s3:// external blobs ($tag)" "$WORK/$tag.lancet.json" "$WORK/$tag.peer.json"
+      fi
+    done
+  fi
+else
+  fail "PUT of the external objects under $BASE/ext"
 fi
 
 printf '%d passed, %d failed\n' "$passed" "$failed"

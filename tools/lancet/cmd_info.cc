@@ -180,7 +180,7 @@ struct InfoState {
 
   Status DescribeFile(const table::Dataset& ds, const table::DataFileInfo& file,
                       const std::map<int32_t, std::string>& names, std::string& out) const {
-    const std::string path = DatasetRoot(ds.uri()) + "/data/" + file.path;
+    const std::string path = DatasetRoot(ds.root()) + "/data/" + file.path;
     ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> raw, ds.store()->OpenRead(path));
     std::shared_ptr<io::RandomAccessFile> shared(std::move(raw));
     ASSIGN_OR_RETURN(auto reader, format::FileReader::Open(shared, file.size_bytes));

@@ -78,7 +78,11 @@ class Dataset {
   static Result<std::unique_ptr<Dataset>> Open(std::shared_ptr<io::ObjectStore> store, const std::string& root,
                                                const OpenOptions& options = {});
 
+  /// Where the dataset was opened: the URI as given to Open(uri) (s3://bucket/prefix
+  /// for S3, never with credentials), or the root for Open(store, root).
   virtual const std::string& uri() const = 0;
+  /// The dataset's directory inside store(): a local path or an S3 key prefix.
+  virtual const std::string& root() const { return uri(); }
   virtual uint64_t version() const = 0;
   virtual const Schema& schema() const = 0;
   /// The schema of scan output: blob columns as descriptor structs.
@@ -132,6 +136,13 @@ class Dataset {
   virtual Result<std::vector<std::optional<BufferPtr>>> TakeBlobs(const std::string& column,
                                                                   std::span<const uint64_t> rows,
                                                                   RowKey key = RowKey::kRowId) const = 0;
+
+  /// Opens the object of a BlobLocation: a path in store(), or an external s3:// URI
+  /// through a store for its bucket made with the storage options the dataset was
+  /// opened with (the dataset's own store when it lives in that bucket).
+  virtual Result<std::unique_ptr<io::RandomAccessFile>> OpenBlobObject(const std::string& object) const {
+    return store()->OpenRead(object);
+  }
 
   /// A blob's location and, in format 2.3, its blob_info.
   struct BlobWithInfo {
