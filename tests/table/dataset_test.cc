@@ -584,7 +584,11 @@ TEST(Blob, Resolve) {
   d.blob_id = 4;
   EXPECT_TRUE(ResolveBlob(d, file, "ds/data", m).status().IsCorruption());
   d.blob_id = 0;
+  // s3:// URIs stay URIs (read through a store for their bucket); other schemes are refused.
   d.uri = "s3://bucket/x";
+  ASSERT_OK_AND_ASSIGN(loc, ResolveBlob(d, file, "ds/data", m));
+  EXPECT_EQ(loc.object, "s3://bucket/x");
+  d.uri = "gs://bucket/x";
   EXPECT_TRUE(ResolveBlob(d, file, "ds/data", m).status().IsNotSupported());
   d.uri = "relative/x";
   EXPECT_TRUE(ResolveBlob(d, file, "ds/data", m).status().IsCorruption());
