@@ -22,16 +22,20 @@ void Put32(uint8_t* p, uint32_t v) {
 const char* SampleFormatName(SampleFormat format) { return format == SampleFormat::kS16 ? "s16" : "f32"; }
 uint32_t SampleBytes(SampleFormat format) { return format == SampleFormat::kS16 ? 2 : 4; }
 
-Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const table::Dataset& dataset, const std::string& column,
-                                                              std::span<const uint64_t> rows, AudioWindow window,
-                                                              AudioFormat format, const MediaPlugin& plugin,
-                                                              const ExtractOptions& options, ExtractAudioStats* stats) {
-  ExtractAudioStats local;
-  ExtractAudioStats& st = stats ? *stats : local;
-  st = {};
+namespace {
+
+// ExtractAudio after resolve; adds to `st` (the callers reset it).
+Result<std::vector<std::optional<AudioSegment>>> SegmentsOf(const ResolvedBlobs& resolved, AudioWindow window,
+                                                            AudioFormat format, const MediaPlugin& plugin,
+                                                            const ExtractOptions& options, ExtractAudioStats& st) {
   ASSIGN_OR_RETURN(std::vector<uint8_t> req, audio_wire::EncodeAudioRequest(window, format));
-  ASSIGN_OR_RETURN(auto outputs, Extract(dataset, column, rows, req, plugin, options, &st.extract));
+  ExtractStats extract;
+  ASSIGN_OR_RETURN(auto outputs, Extract(resolved, req, plugin, options, &extract));
+  extract.resolve_ns = st.extract.resolve_ns;
+  st.extract = extract;
   StepTimer timer(&st.extract.decode_ns);
+  ExtractOptions named = options;
+  named.key = resolved.key;
   std::vector<std::optional<AudioSegment>> out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i]) continue;
@@ -40,9 +44,8 @@ Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const table::Datas
     auto segment =
         audio_wire::ParseSegment({reinterpret_cast<const uint8_t*>(m.data()), m.size()}, data ? data->size() : 0);
     if (!segment.ok()) {
-      return Status::Corruption(dataset.uri() + ": blob column '" + column + "' " + RowName(options, rows[i]) +
-                                ": plugin '" + plugin.name() + "' (" + plugin.library() +
-                                ") returned bad audio: " + segment.status().message());
+      return Status::Corruption(resolved.where + " " + RowName(named, resolved.rows[i]) + ": plugin '" + plugin.name() +
+                                "' (" + plugin.library() + ") returned bad audio: " + segment.status().message());
     }
     segment->pcm = data ? data : Buffer::Empty();
     st.samples += segment->samples;
@@ -50,6 +53,32 @@ Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const table::Datas
     out[i] = std::move(*segment);
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const ResolvedBlobs& resolved, AudioWindow window,
+                                                              AudioFormat format, const MediaPlugin& plugin,
+                                                              const ExtractOptions& options, ExtractAudioStats* stats) {
+  ExtractAudioStats local;
+  ExtractAudioStats& st = stats ? *stats : local;
+  st = {};
+  return SegmentsOf(resolved, window, format, plugin, options, st);
+}
+
+Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const table::Dataset& dataset, const std::string& column,
+                                                              std::span<const uint64_t> rows, AudioWindow window,
+                                                              AudioFormat format, const MediaPlugin& plugin,
+                                                              const ExtractOptions& options, ExtractAudioStats* stats) {
+  ExtractAudioStats local;
+  ExtractAudioStats& st = stats ? *stats : local;
+  st = {};
+  ResolvedBlobs resolved;
+  {
+    StepTimer timer(&st.extract.resolve_ns);
+    ASSIGN_OR_RETURN(resolved, Resolve(dataset, column, rows, options));
+  }
+  return SegmentsOf(resolved, window, format, plugin, options, st);
 }
 
 std::vector<uint8_t> WavBytes(const AudioSegment& s) {

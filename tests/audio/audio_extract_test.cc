@@ -126,6 +126,21 @@ TEST_F(AudioExtract, OneRangePerRowAndObject) {
   for (size_t i = 0; i < rows.size(); ++i) ExpectMatches(rows[i], *again[i], 3, 3.5);
 }
 
+// Rows resolved once: each later window costs its one range per object and nothing else,
+// and gives what a resolving call gives.
+TEST_F(AudioExtract, ResolvedOnceCostsOnlyTheRanges) {
+  const std::vector<uint64_t> rows = {0, 1, 3};
+  ASSERT_OK_AND_ASSIGN(ResolvedBlobs resolved, Resolve(*ds_, "audio", rows));
+  for (double t0 : {0.5, 2.0, 4.25}) {
+    store_->stats().Reset();
+    ExtractAudioStats stats;
+    ASSERT_OK_AND_ASSIGN(auto held, ExtractAudio(resolved, {t0, t0 + 0.5}, {}, *plugin_, {}, &stats));
+    EXPECT_EQ(store_->stats().Snapshot().read_requests, 3u) << "window at " << t0;
+    EXPECT_EQ(stats.extract.resolve_ns, 0u);
+    for (size_t i = 0; i < rows.size(); ++i) ExpectMatches(rows[i], *held[i], t0, t0 + 0.5);
+  }
+}
+
 TEST_F(AudioExtract, WindowsAndFormats) {
   const std::vector<uint64_t> rows = {1};
   ASSERT_OK_AND_ASSIGN(auto past, ExtractAudio(*ds_, "audio", rows, {20, 21}, {}, *plugin_));

@@ -74,6 +74,13 @@ Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const table::Datas
                                                               const ExtractOptions& options = {},
                                                               ExtractAudioStats* stats = nullptr);
 
+/// ExtractAudio on rows resolved once (media::Resolve): only the planned reads, no
+/// descriptor read and no open per call, for many windows of the same rows. Same errors.
+Result<std::vector<std::optional<AudioSegment>>> ExtractAudio(const ResolvedBlobs& resolved, AudioWindow window,
+                                                              AudioFormat format, const MediaPlugin& plugin,
+                                                              const ExtractOptions& options = {},
+                                                              ExtractAudioStats* stats = nullptr);
+
 /// \brief A segment as a RIFF/WAVE file (PCM 16-bit or IEEE float 32-bit).
 std::vector<uint8_t> WavBytes(const AudioSegment& segment);
 
