@@ -5,8 +5,7 @@
 
 #include "lancet/commands.h"
 #include "lancet/format/file_reader.h"
-#include "lancet/info_audio.h"
-#include "lancet/info_video.h"
+#include "lancet/info_media.h"
 #include "lancet/json_writer.h"
 
 namespace lancet::cli {
@@ -144,8 +143,7 @@ struct InfoState {
     }
 
     AppendBlobColumns(out, ds);
-    if (Status st = AppendVideoRows(out, ds, video_rows); !st.ok()) return ReportError(st);
-    if (Status st = AppendAudioRows(out, ds, video_rows); !st.ok()) return ReportError(st);
+    if (Status st = AppendMediaRows(out, ds, video_rows); !st.ok()) return ReportError(st);
 
     out += "\nFragments:\n";
     for (const auto& frag : ds.fragments()) {

@@ -3,17 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
+#include "lancet/info_media.h"
 #include "lancet/result.h"
-#include "lancet/table/dataset.h"
 
 namespace lancet::cli {
 
-/// \brief Appends, for every top-level blob column with blob_info whose rows hold audio
-/// stream_info: one line per row (duration, rate, channels, codec) when there are at most
-/// `list_limit` such rows, else a summary. Nothing for datasets without such columns.
-/// Errors: the scan's, and Corruption naming the row for a stream_info that does not parse.
-Status AppendAudioRows(std::string& out, const table::Dataset& ds, uint64_t list_limit);
+/// \brief Appends, for blob column `column` (its blob_info rows, StreamInfoRows) when
+/// some rows hold audio stream_info: one line per such row (duration, rate, channels,
+/// codec) when there are at most `list_limit`, else a summary. Nothing otherwise.
+/// Errors: Corruption naming the row for an audio stream_info that does not parse.
+Status AppendAudioRows(std::string& out, const std::string& column, std::span<const StreamInfoRow> rows,
+                       uint64_t list_limit);
 
 }  // namespace lancet::cli

@@ -3,18 +3,20 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
+#include "lancet/info_media.h"
 #include "lancet/result.h"
-#include "lancet/table/dataset.h"
 
 namespace lancet::cli {
 
-/// \brief Appends, for every top-level blob column with blob_info (format 2.3) whose
-/// rows hold video stream_info: one line per row (duration, fps, resolution, codec,
-/// GOPs) when there are at most `list_limit` such rows, else a summary (rows, total
-/// duration, resolutions, codecs). Nothing for datasets without such columns.
-/// Errors: the scan's, and Corruption naming the row for a stream_info that does not parse.
-Status AppendVideoRows(std::string& out, const table::Dataset& ds, uint64_t list_limit);
+/// \brief Appends, for blob column `column` (its blob_info rows, StreamInfoRows) when
+/// some rows hold video stream_info: one line per such row (duration, fps, resolution,
+/// codec, GOPs) when there are at most `list_limit`, else a summary (rows, total
+/// duration, resolutions, codecs). Nothing otherwise.
+/// Errors: Corruption naming the row for a video stream_info that does not parse.
+Status AppendVideoRows(std::string& out, const std::string& column, std::span<const StreamInfoRow> rows,
+                       uint64_t list_limit);
 
 }  // namespace lancet::cli
