@@ -34,6 +34,7 @@ extern "C" {
 #include <vector>
 
 #include "bench_check.h"
+#include "bench_media.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/io/latency_store.h"
 #include "lancet/media/audio.h"
@@ -52,6 +53,9 @@ using lancet::table::Dataset;
 
 using lancet::bench::Check;
 using lancet::bench::Die;
+using lancet::bench::Human;
+using lancet::bench::ReadBlob;
+using lancet::bench::SeekBlob;
 
 constexpr double kWindow = 2.0;
 
@@ -99,11 +103,6 @@ Options ParseArgs(int argc, char** argv) {
   return o;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string MakeAudio(const Options& o) {
   char name[64];
   std::snprintf(name, sizeof(name), "audio_%gmin.m4a", o.minutes);
@@ -122,45 +121,7 @@ std::string MakeAudio(const Options& o) {
   return path;
 }
 
-void WriteOne(const std::string& root, const std::string& bytes, const lancet::media::MediaOptions* media) {
-  using namespace lancet;
-  Schema schema{{table::MakeBlobField("audio")}, {}};
-  const std::vector<std::optional<std::string>> values = {bytes};
-  Array data = Check(MakeBinaryArray(MakeType(TypeId::kLargeBinary), values), "data");
-  Array uri = Check(MakeNullArray(MakeType(TypeId::kUtf8), 1), "uri");
-  Array col = Check(MakeStructArray(schema.fields[0].type, 1, {data, uri}), "column");
-  std::vector<RecordBatch> batches = {RecordBatch{schema, 1, {col}}};
-  const std::string tmp = root + ".tmp";
-  fs::remove_all(tmp);
-  if (media != nullptr) {
-    Check(media::WriteDatasetWithBlobInfo(tmp, schema, std::move(batches), {}, *media), "write " + root);
-  } else {
-    Check(table::WriteDataset(tmp, schema, std::move(batches), {}), "write " + root);
-  }
-  fs::rename(tmp, root);
-}
-
 // ---- the baseline: FFmpeg's demuxer over BlobFile ------------------------------------
-
-int ReadBlob(void* opaque, uint8_t* buf, int size) {
-  auto* blob = static_cast<lancet::blob::BlobFile*>(opaque);
-  auto got = blob->read(static_cast<uint64_t>(size));
-  if (!got.ok()) return AVERROR(EIO);
-  if ((*got)->size() == 0) return AVERROR_EOF;
-  std::memcpy(buf, (*got)->data(), static_cast<size_t>((*got)->size()));
-  return static_cast<int>((*got)->size());
-}
-
-int64_t SeekBlob(void* opaque, int64_t offset, int whence) {
-  auto* blob = static_cast<lancet::blob::BlobFile*>(opaque);
-  const int64_t size = static_cast<int64_t>(blob->size());
-  if (whence & AVSEEK_SIZE) return size;
-  int64_t to = offset;
-  if ((whence & 3) == SEEK_CUR) to += static_cast<int64_t>(blob->tell());
-  if ((whence & 3) == SEEK_END) to += size;
-  if (to < 0 || to > size || !blob->seek(static_cast<uint64_t>(to)).ok()) return AVERROR(EINVAL);
-  return to;
-}
 
 // Samples of [t0, t1) decoded from the plain M4A blob: seek to t0, decode until a frame
 // starts at or after t1, count the samples whose time lies in the window.
@@ -248,16 +209,6 @@ Sample Measure(lancet::io::ObjectStore& store, F&& run) {
   return s;
 }
 
-std::string Human(double bytes) {
-  char b[32];
-  if (bytes >= 1 << 20) {
-    std::snprintf(b, sizeof(b), "%.2f MiB", bytes / (1 << 20));
-  } else {
-    std::snprintf(b, sizeof(b), "%.1f KiB", bytes / 1024);
-  }
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -269,10 +220,10 @@ int main(int argc, char** argv) {
   const std::string root_a = o.cache + "/blob_info_" + stem, root_b = o.cache + "/plain_" + stem;
   const media::PluginSpec spec{LANCET_AUDIO_PLUGIN, {}};
   if (!fs::exists(root_a) || !fs::exists(root_b)) {
-    const std::string bytes = ReadAll(audio);
+    const std::string bytes = lancet::bench::ReadFile(audio);
     const media::MediaOptions media = {{"audio", spec}};
-    if (!fs::exists(root_a)) WriteOne(root_a, bytes, &media);
-    if (!fs::exists(root_b)) WriteOne(root_b, bytes, nullptr);
+    if (!fs::exists(root_a)) lancet::bench::WriteOne(root_a, "audio", bytes, &media);
+    if (!fs::exists(root_b)) lancet::bench::WriteOne(root_b, "audio", bytes, nullptr);
   }
   auto plugin = Check(media::MediaPlugin::Load(spec), "load the audio plugin");
 

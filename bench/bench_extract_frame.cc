@@ -44,6 +44,7 @@ extern "C" {
 #include <vector>
 
 #include "bench_check.h"
+#include "bench_media.h"
 #include "bench_s3_util.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/io/latency_store.h"
@@ -63,6 +64,9 @@ using lancet::table::Dataset;
 
 using lancet::bench::Check;
 using lancet::bench::Die;
+using lancet::bench::Human;
+using lancet::bench::ReadBlob;
+using lancet::bench::SeekBlob;
 
 struct Options {
   double minutes = 40;
@@ -118,11 +122,6 @@ std::string Shell(const std::string& cmd) {
   return {};
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // ---- the cached inputs ---------------------------------------------------------------
 
 std::string MakeVideo(const Options& o) {
@@ -139,58 +138,15 @@ std::string MakeVideo(const Options& o) {
   return path;
 }
 
-void WriteOne(const std::string& root, const std::string& bytes, const lancet::media::MediaOptions* media) {
-  using namespace lancet;
-  Schema schema{{table::MakeBlobField("video")}, {}};
-  const std::vector<std::optional<std::string>> values = {bytes};
-  Array data = Check(MakeBinaryArray(MakeType(TypeId::kLargeBinary), values), "data");
-  Array uri = Check(MakeNullArray(MakeType(TypeId::kUtf8), 1), "uri");
-  Array col = Check(MakeStructArray(schema.fields[0].type, 1, {data, uri}), "column");
-  std::vector<RecordBatch> batches = {RecordBatch{schema, 1, {col}}};
-  const std::string tmp = root + ".tmp";
-  fs::remove_all(tmp);
-  if (media != nullptr) {
-    Check(media::WriteDatasetWithBlobInfo(tmp, schema, std::move(batches), {}, *media), "write " + root);
-  } else {
-    Check(table::WriteDataset(tmp, schema, std::move(batches), {}), "write " + root);
-  }
-  fs::rename(tmp, root);
-}
-
 // ---- the baseline: FFmpeg's demuxer over BlobFile ------------------------------------
-
-struct Avio {
-  lancet::blob::BlobFile* blob;
-};
-
-int ReadPacket(void* opaque, uint8_t* buf, int size) {
-  auto* io = static_cast<Avio*>(opaque);
-  auto got = io->blob->read(static_cast<uint64_t>(size));
-  if (!got.ok()) return AVERROR(EIO);
-  if ((*got)->size() == 0) return AVERROR_EOF;
-  std::memcpy(buf, (*got)->data(), static_cast<size_t>((*got)->size()));
-  return static_cast<int>((*got)->size());
-}
-
-int64_t Seek(void* opaque, int64_t offset, int whence) {
-  auto* io = static_cast<Avio*>(opaque);
-  const int64_t size = static_cast<int64_t>(io->blob->size());
-  if (whence & AVSEEK_SIZE) return size;
-  int64_t to = offset;
-  if ((whence & 3) == SEEK_CUR) to += static_cast<int64_t>(io->blob->tell());
-  if ((whence & 3) == SEEK_END) to += size;
-  if (to < 0 || to > size || !io->blob->seek(static_cast<uint64_t>(to)).ok()) return AVERROR(EINVAL);
-  return to;
-}
 
 // Frames of the plain MP4 blob, decoded to RGB24: with `keyframes`, the keyframe at or
 // before t0 and those inside [t0, t1) (other packets are demuxed but not decoded), else
 // every frame in [t0, t1).
 size_t BaselineFrames(std::unique_ptr<lancet::blob::BlobFile> blob, double t0, double t1, bool keyframes) {
-  Avio io{blob.get()};
   constexpr int kBuffer = 64 * 1024;
   auto* buffer = static_cast<uint8_t*>(av_malloc(kBuffer));
-  AVIOContext* avio = avio_alloc_context(buffer, kBuffer, 0, &io, ReadPacket, nullptr, Seek);
+  AVIOContext* avio = avio_alloc_context(buffer, kBuffer, 0, blob.get(), ReadBlob, nullptr, SeekBlob);
   AVFormatContext* fmt = avformat_alloc_context();
   fmt->pb = avio;
   if (avformat_open_input(&fmt, nullptr, nullptr, nullptr) < 0) Die("baseline: cannot open the MP4");
@@ -398,16 +354,6 @@ lancet::media::FrameRequest Request(double t0, double t1, bool keyframes, double
   return r;
 }
 
-std::string Human(double bytes) {
-  char b[32];
-  if (bytes >= 1 << 20) {
-    std::snprintf(b, sizeof(b), "%.2f MiB", bytes / (1 << 20));
-  } else {
-    std::snprintf(b, sizeof(b), "%.1f KiB", bytes / 1024);
-  }
-  return b;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -419,10 +365,10 @@ int main(int argc, char** argv) {
   const std::string root_a = o.cache + "/blob_info_" + stem, root_b = o.cache + "/plain_" + stem;
   const media::PluginSpec spec{LANCET_VIDEO_PLUGIN, {}};
   if (!fs::exists(root_a) || !fs::exists(root_b)) {
-    const std::string bytes = ReadFile(video);
+    const std::string bytes = lancet::bench::ReadFile(video);
     const media::MediaOptions media = {{"video", spec}};
-    if (!fs::exists(root_a)) WriteOne(root_a, bytes, &media);
-    if (!fs::exists(root_b)) WriteOne(root_b, bytes, nullptr);
+    if (!fs::exists(root_a)) lancet::bench::WriteOne(root_a, "video", bytes, &media);
+    if (!fs::exists(root_b)) lancet::bench::WriteOne(root_b, "video", bytes, nullptr);
   }
   auto plugin = Check(media::MediaPlugin::Load(spec), "load the video plugin");
 
@@ -487,8 +433,7 @@ int main(int argc, char** argv) {
   // Warm-up: data file footers and the plugin's first decoder, on every store.
   for (Store& s : stores) {
     run_new(*s.a, windows[0], true);
-    BaselineFrames(Check(blob::BlobFile::Open(*s.b, "video", 0), "BlobFile::Open"), windows[0], windows[0] + 0.5,
-                   true);
+    BaselineFrames(Check(blob::BlobFile::Open(*s.b, "video", 0), "BlobFile::Open"), windows[0], windows[0] + 0.5, true);
   }
 
   // What resolving the row alone costs on each store (the descriptor with its blob_info,
