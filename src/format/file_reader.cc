@@ -146,6 +146,7 @@ std::string KindsString(const std::vector<LayerKind>& kinds) {
 class FileReaderImpl final : public FileReader {
  public:
   const std::string& path() const override { return path_; }
+  bool cheap_reads() const override { return file_->cheap_reads(); }
   FileVersion version() const override { return version_; }
   uint64_t num_rows() const override { return num_rows_; }
   size_t num_columns() const override { return columns_.size(); }

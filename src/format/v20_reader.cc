@@ -76,6 +76,7 @@ Result<std::string> UnpackAny(const ::lance::file::v2::Encoding& enc, const char
 class V20FileReader final : public FileReader {
  public:
   const std::string& path() const override { return path_; }
+  bool cheap_reads() const override { return file_->cheap_reads(); }
   FileVersion version() const override { return {0, 3}; }
   uint64_t num_rows() const override { return num_rows_; }
   size_t num_columns() const override { return columns_.size(); }

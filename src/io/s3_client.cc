@@ -32,6 +32,16 @@ bool Retryable(const HttpResponse& r) {
   return false;
 }
 
+// Whether `xml` holds the end of element `root`: its closing tag, or the element
+// written self-closed as servers do for an empty answer.
+bool XmlClosed(const std::string& xml, std::string_view root) {
+  if (xml.find("</" + std::string(root) + ">") != std::string::npos) return true;
+  const size_t open = xml.find("<" + std::string(root));
+  if (open == std::string::npos) return false;
+  const size_t close = xml.find('>', open);
+  return close != std::string::npos && xml[close - 1] == '/';
+}
+
 }  // namespace
 
 S3Client::S3Client(std::string bucket, S3Options options) : bucket_(std::move(bucket)), options_(std::move(options)) {
@@ -115,6 +125,11 @@ HttpResponse S3Client::SendOnce(const S3Request& req) const {
   // Content-Length) must never pass as data: it is a failed attempt, retried like a reset.
   if (!req.into.empty() && r.status >= 200 && r.status < 300 && r.body_size != req.into.size()) {
     r.error = "response body of " + std::to_string(r.body_size) + " bytes, expected " + std::to_string(req.into.size());
+    r.status = 0;
+  }
+  if (!req.xml_root.empty() && r.status >= 200 && r.status < 300 && !XmlClosed(r.body, req.xml_root)) {
+    r.error = "answer of " + std::to_string(r.body.size()) + " bytes was cut before the end of <" +
+              std::string(req.xml_root) + ">";
     r.status = 0;
   }
   return r;

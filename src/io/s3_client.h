@@ -19,6 +19,10 @@ struct S3Request {
   HeaderList headers;  // extra headers (Range, If-None-Match, ...), signed too
   std::span<const uint8_t> body;
   std::span<uint8_t> into;  // see HttpRequest::into
+  /// For XML answers: the root element a complete 2xx answer closes (`</Name>` or
+  /// `<Name .../>`). One that does not was cut on the way (by a proxy that fixed up
+  /// Content-Length) and is retried like a reset.
+  std::string_view xml_root = {};
 };
 
 class S3Client {

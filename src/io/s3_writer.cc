@@ -51,7 +51,7 @@ class S3Writer final : public ObjectWriter {
              "</ETag></Part>";
     }
     xml += "</CompleteMultipartUpload>";
-    S3Request req{"POST", key_, {{"uploadId", upload_id_}}, {}, AsBytes(xml), {}};
+    S3Request req{"POST", key_, {{"uploadId", upload_id_}}, {}, AsBytes(xml), {}, "CompleteMultipartUploadResult"};
     auto r = client_->Send(req);
     if (!r.ok()) return Fail(r.status());
     // S3 may report a failed completion inside a 200 response.
@@ -70,7 +70,7 @@ class S3Writer final : public ObjectWriter {
 
   Status FlushPart() {
     if (upload_id_.empty()) {
-      S3Request req{"POST", key_, {{"uploads", ""}}, {}, {}, {}};
+      S3Request req{"POST", key_, {{"uploads", ""}}, {}, {}, {}, "InitiateMultipartUploadResult"};
       ASSIGN_OR_RETURN(HttpResponse r, client_->Send(req));
       if (r.status != 200) return client_->ErrorFor(r, "CreateMultipartUpload", key_);
       auto id = XmlText(r.body, "UploadId");

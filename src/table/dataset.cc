@@ -155,6 +155,8 @@ class DatasetImpl final : public Dataset {
   Result<Projection> Project(const std::vector<std::string>& columns, bool row_id, bool row_addr) const;
 
   Result<std::shared_ptr<format::FileReader>> Reader(const FragmentState& frag, int file_idx) const;
+  /// Whether the fragment's data files live on a store where reads wait (S3).
+  Result<bool> Remote(const FragmentState& frag) const;
   Result<std::shared_ptr<const Roaring>> Deletions(size_t frag_idx) const;
   // Which file holds `field`'s leaves in `frag`, and the leaf columns (-1 = absent).
   // file index -1 means no leaf is present: the field reads as nulls.
@@ -569,6 +571,17 @@ Result<std::shared_ptr<format::FileReader>> DatasetImpl::Reader(const FragmentSt
   return readers_.emplace(path, out).first->second;
 }
 
+Result<bool> DatasetImpl::Remote(const FragmentState& frag) const {
+  if (frag.file_paths.empty()) return false;
+  ASSIGN_OR_RETURN(auto reader, Reader(frag, 0));
+  return !reader->cheap_reads();
+}
+
+// On a remote store a column's read mostly waits for its requests, so every column's
+// requests go out at once; local columns share the cores.
+static ThreadPool& ColumnPool(bool remote) { return remote ? ThreadPool::Io() : ThreadPool::Cpu(); }
+static size_t ColumnParallelism(bool remote, size_t columns) { return remote ? columns : ThreadPool::Cpu().size(); }
+
 Result<std::shared_ptr<const Roaring>> DatasetImpl::Deletions(size_t frag_idx) const {
   const FragmentState& frag = frags_[frag_idx];
   if (frag.deletion_path.empty()) return std::shared_ptr<const Roaring>();
@@ -644,9 +657,10 @@ Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Project
     keep.reserve(offsets.size());
     for (uint64_t o : offsets) keep.push_back(static_cast<int64_t>(o - first));
   }
-  // Columns decode independently, so they run in parallel on the CPU pool.
+  // Columns decode independently, so they run in parallel.
   std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
-  ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
+  ASSIGN_OR_RETURN(const bool remote, Remote(frag));
+  ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       const Field& field = read_schema_.fields[proj.fields[i]];
       Array col;
@@ -767,7 +781,11 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   std::vector<int64_t> inverse(order.size());
   for (size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<int64_t>(k);
   std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
-  ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
+  bool remote = false;
+  if (!groups.empty()) {
+    ASSIGN_OR_RETURN(remote, Remote(frags_[groups.begin()->first]));
+  }
+  ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       const Field& field = read_schema_.fields[proj.fields[i]];
       std::vector<Array> parts;

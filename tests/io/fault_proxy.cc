@@ -248,9 +248,11 @@ std::string RewriteHead(const std::string& head, long length) {
     if (line.empty()) continue;
     const std::string lower = Lower(line);
     if (lower.starts_with("connection:")) continue;
-    if (length >= 0 && lower.starts_with("content-length:")) line = "Content-Length: " + std::to_string(length);
+    // A fixed length replaces chunking too, so the client sees a well-formed short answer.
+    if (length >= 0 && (lower.starts_with("content-length:") || lower.starts_with("transfer-encoding:"))) continue;
     out += line + "\r\n";
   }
+  if (length >= 0) out += "Content-Length: " + std::to_string(length) + "\r\n";
   return out + "Connection: close\r\n\r\n";
 }
 

@@ -234,6 +234,37 @@ TEST_F(S3Fault, DeleteManyBatchesDeleteObjects) {
   EXPECT_TRUE(direct_->List(root_->Path("d")).status().IsNotFound());
 }
 
+// An XML answer cut short behind a fixed-up Content-Length would drop keys silently:
+// it is retried like a reset, and one that never arrives whole is a clear error.
+TEST_F(S3Fault, CutXmlAnswersAreRetried) {
+  batch_ = 10;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 3; ++i) {
+    keys.push_back(Key("x/" + std::to_string(i)));
+    ASSERT_TRUE(direct_->Put(keys.back(), Bytes("x")).ok());
+  }
+  auto store = Proxied();
+  const int list_rule = proxy_->Add({"GET", "", "list-type", "short", 60, "", 0, 1});
+  auto listed = store->List(root_->Path("x"));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 3u);
+  EXPECT_EQ(proxy_->Hits(list_rule), 1);
+  EXPECT_EQ(proxy_->Count("GET", "list-type"), 2u);
+
+  const int delete_rule = proxy_->Add({"POST", "", "delete", "short", 40, "", 0, 1});
+  auto removed = store->DeleteMany(keys);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_EQ(proxy_->Hits(delete_rule), 1);
+  EXPECT_EQ(proxy_->Count("POST", "delete"), 2u);
+
+  ASSERT_TRUE(direct_->Put(keys[0], Bytes("x")).ok());
+  proxy_->Add({"GET", "", "list-type", "short", 60, "", 0, -1});
+  auto bad = store->List(root_->Path("x"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cut before the end of <ListBucketResult>"), std::string::npos)
+      << bad.status().ToString();
+}
+
 TEST_F(S3Fault, PendingUploadsAreListedAndAborted) {
   const std::string key = Key("data/crashed.lance");
   auto o = S3OptionsFrom({});

@@ -93,6 +93,18 @@ TEST_P(Concurrency, FourProcessesAppendingAllSucceed) {
 
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir));
   EXPECT_EQ(ds->version(), static_cast<uint64_t>(total));
+  // Losers rebased: a commit's transaction file is named after the version its writer
+  // read, so a version committed on top of one it never read shows the rebase. The
+  // three writers that lost the race to create the table rebase at least once each.
+  int rebased = 0;
+  for (uint64_t v = 1; v <= static_cast<uint64_t>(total); ++v) {
+    ASSERT_OK_AND_ASSIGN(auto at, ds->Checkout(v));
+    const std::string txn = at->Describe()["transaction_file"];
+    const uint64_t read_version = std::stoull(txn.substr(0, txn.find('-')));
+    EXPECT_LT(read_version, v) << "version " << v << " claims to have read itself or later: " << txn;
+    if (read_version + 1 < v) ++rebased;
+  }
+  EXPECT_GE(rebased, kWriters - 1);
   std::multiset<int64_t> ids;
   ScanOptions scan;
   scan.columns = {"id"};

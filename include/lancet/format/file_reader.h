@@ -41,6 +41,9 @@ class FileReader {
                                                   uint64_t known_size = 0);
 
   virtual const std::string& path() const = 0;
+  /// Whether reads are as cheap as memory access (a mapped local file): callers then
+  /// keep work on the CPU's threads instead of overlapping waits.
+  virtual bool cheap_reads() const = 0;
   virtual FileVersion version() const = 0;
   virtual uint64_t num_rows() const = 0;
   virtual size_t num_columns() const = 0;
