@@ -1,6 +1,6 @@
 // Full scan and random take on a reference-written dataset, Lancet vs the reference.
 //
-//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5]
+//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns]
 //
 // The reference's numbers come from tests/peer/bench.mjs (scan, take) run on the
 // same dataset just before (scripts/bench.sh); rows are chosen with the same recipe
@@ -51,14 +51,14 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
   size_t count = 1000;
   uint64_t seed = 42;
   int reps = 5;
-  std::string only;  // "scan" or "take": time just that (for profiling)
+  std::string only;  // "scan", "take" or "take-columns": time just that (for profiling)
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--ref") ref_path = argv[i + 1];
@@ -111,6 +111,17 @@ int main(int argc, char** argv) {
     if (static_cast<size_t>(r->num_rows) != count) Die(lancet::Status::Internal("take returned wrong row count"));
   });
   auto after = ds->store()->stats().Snapshot();
+  // Where a take's time goes: the same rows, one column at a time (for profiling).
+  if (only == "take-columns") {
+    for (const auto& f : ds->read_schema().fields) {
+      auto t = Time(1, reps, [&] {
+        auto r = ds->TakeRowAddresses(addrs, {f.name});
+        if (!r.ok()) Die(r.status());
+      });
+      std::printf("take %zu rows of %-12s %8.2f ms\n", count, f.name.c_str(), Median(t));
+    }
+    return 0;
+  }
   size_t ncols = ds->read_schema().fields.size();
   double requests_per_value =
       double(after.read_requests - before.read_requests) / (reps + 1) / double(count * ncols);

@@ -100,7 +100,7 @@ Result<DataBlock> DecodeOwnedValues(const pb::CompressiveEncoding& inner, const 
 }  // namespace
 
 Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, std::span<const BufferPtr> buffers,
-                                       uint64_t num_values) {
+                                       uint64_t num_values, std::span<const uint32_t> wanted) {
   using C = pb::CompressiveEncoding;
   auto need = [&](size_t n) -> Status {
     if (buffers.size() < n) {
@@ -123,7 +123,7 @@ Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, 
       // chunk decodes to compressed strings first.
       ASSIGN_OR_RETURN(DataBlock compressed, DecodeMiniBlockChunk(encoding.fsst().values(), buffers, num_values));
       const std::string& table = encoding.fsst().symbol_table();
-      return FsstDecompress({reinterpret_cast<const uint8_t*>(table.data()), table.size()}, compressed);
+      return FsstDecompress({reinterpret_cast<const uint8_t*>(table.data()), table.size()}, compressed, wanted);
     }
     case C::kRle:
       RETURN_IF_ERROR(need(2));
@@ -135,7 +135,7 @@ Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, 
       ASSIGN_OR_RETURN(BufferPtr first, GeneralDecompress(encoding.general().compression(), OrEmpty(buffers[0])->span()));
       std::vector<BufferPtr> inner(buffers.begin(), buffers.end());
       inner[0] = std::move(first);
-      return DecodeMiniBlockChunk(encoding.general().values(), inner, num_values);
+      return DecodeMiniBlockChunk(encoding.general().values(), inner, num_values, wanted);
     }
     case C::kFixedSizeList:
       return DecodeFixedSizeListChunk(encoding.fixed_size_list(), buffers, num_values);

@@ -20,8 +20,11 @@ namespace pb = ::lance::encodings21;
 /// num_buffers of them, already sliced out of the chunk), holding `num_values` values.
 /// Handles Flat, Variable (chunk-relative offsets), InlineBitpacking, Fsst, Rle, General,
 /// FixedSizeList, PackedStruct, ByteStreamSplit and Constant value encodings.
+/// `wanted` (ascending value indexes; empty = all) lets a take that needs a few values
+/// skip the costly per-value work of the others: FSST leaves them empty.
 Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding,
-                                       std::span<const BufferPtr> buffers, uint64_t num_values);
+                                       std::span<const BufferPtr> buffers, uint64_t num_values,
+                                       std::span<const uint32_t> wanted = {});
 
 /// Decodes a whole buffer written by a block compressor (rep/def levels, dictionary
 /// items, constant-layout levels): Flat, OutOfLineBitpacking, Rle (block form), General,

@@ -89,7 +89,10 @@ Result<DataBlock> DecodeOutOfLineBitpacking(const pb::OutOfLineBitpacking& bp, c
 
 // ---- FSST (fsst.cc)
 /// FSST-decompresses every value of a kVariable block with the page's symbol table.
-Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed);
+/// `wanted` (ascending indexes; empty = all): only those values are decompressed, the
+/// others come out empty.
+Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed,
+                                 std::span<const uint32_t> wanted = {});
 
 // ---- RLE (rle.cc)
 Result<DataBlock> DecodeRleChunk(const pb::Rle& rle, const BufferPtr& values, const BufferPtr& run_lengths,

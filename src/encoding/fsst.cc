@@ -61,15 +61,24 @@ Status DecompressOne(const SymbolTable& table, std::span<const uint8_t> in, uint
 
 }  // namespace
 
-Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed) {
+Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed,
+                                 std::span<const uint32_t> wanted) {
   RETURN_IF_ERROR(ValidateVariable(compressed));
   ASSIGN_OR_RETURN(SymbolTable table, ParseSymbolTable(symbol_table));
   // A disabled encoder copied the strings through unchanged.
   if (!table.enabled) return compressed;
   uint64_t n = compressed.num_values;
-  uint64_t first = compressed.OffsetAt(0);
-  uint64_t last = compressed.OffsetAt(n);
-  uint64_t in_bytes = last - first;
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    if (wanted[k] >= n || (k > 0 && wanted[k] <= wanted[k - 1])) {
+      return Status::InvalidArgument("FSST: wanted value indexes must ascend below " + std::to_string(n));
+    }
+  }
+  const bool all = wanted.empty();
+  uint64_t in_bytes = compressed.OffsetAt(n) - compressed.OffsetAt(0);
+  if (!all) {
+    in_bytes = 0;
+    for (uint32_t i : wanted) in_bytes += compressed.OffsetAt(i + 1) - compressed.OffsetAt(i);
+  }
   ASSIGN_OR_RETURN(uint64_t out_cap, CheckedMul(in_bytes, kMaxSymbolLength, "FSST output"));
   // Sized for the worst case and never zeroed: only the first `pos` bytes, all
   // written below, are exposed.
@@ -81,8 +90,11 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
   uint8_t* o = offsets->mutable_data();
   const uint8_t* data = compressed.data->data();
   uint64_t pos = 0;
+  size_t next_wanted = 0;
   for (uint64_t i = 0; i <= n; ++i) {
-    if (i > 0) {
+    const bool decode = i > 0 && (all || (next_wanted < wanted.size() && wanted[next_wanted] == i - 1));
+    if (decode) {
+      if (!all) ++next_wanted;
       uint64_t b = compressed.OffsetAt(i - 1);
       uint64_t e = compressed.OffsetAt(i);
       RETURN_IF_ERROR(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out->mutable_data(), &pos));

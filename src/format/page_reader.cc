@@ -252,9 +252,10 @@ class MiniBlockReader final : public PageReader {
       reads.push_back({chunks_buf.offset + meta->chunks[c].offset, meta->chunks[c].bytes});
     }
     ASSIGN_OR_RETURN(auto bytes, ReadRanges(*src_.file, reads, src_.context));
+    const std::vector<std::vector<uint32_t>> wanted = WantedValues(*meta, plans, needed);
     std::vector<std::shared_ptr<const DecodedChunk>> decoded(needed.size());
     for (size_t i = 0; i < needed.size(); ++i) {
-      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i]));
+      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i], wanted[i]));
     }
     out->resize(ranges.size());
     for (size_t i = 0; i < ranges.size(); ++i) {
@@ -284,6 +285,34 @@ class MiniBlockReader final : public PageReader {
 
  private:
   Status Corrupt(const std::string& what) const { return Status::Corruption(src_.context + ": " + what); }
+
+  // For each needed chunk, the values the plans use when they are few (a take), so
+  // the decoder can skip the others; empty means decode everything. Without
+  // repetition a chunk's values are its rows.
+  std::vector<std::vector<uint32_t>> WantedValues(const MiniBlockMeta& meta,
+                                                  const std::vector<std::vector<ChunkStep>>& plans,
+                                                  const std::vector<size_t>& needed) const {
+    std::vector<std::vector<uint32_t>> wanted(needed.size());
+    if (has_rep_) return wanted;
+    std::vector<uint64_t> used(needed.size(), 0);
+    for (const auto& plan : plans) {
+      for (const auto& step : plan) {
+        used[std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin()] += step.j1 - step.j0;
+      }
+    }
+    for (const auto& plan : plans) {
+      for (const auto& step : plan) {
+        const size_t k = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
+        if (used[k] * 4 > meta.chunks[step.chunk].num_values) continue;
+        for (uint64_t j = step.j0; j < step.j1; ++j) wanted[k].push_back(static_cast<uint32_t>(j));
+      }
+    }
+    for (auto& w : wanted) {
+      std::sort(w.begin(), w.end());
+      w.erase(std::unique(w.begin(), w.end()), w.end());
+    }
+    return wanted;
+  }
 
   Status Walk(const MiniBlockMeta& meta, RowRange range, std::vector<ChunkStep>* steps) const {
     if (range.begin >= range.end) return Status::OK();
@@ -404,8 +433,8 @@ class MiniBlockReader final : public PageReader {
     return meta_;
   }
 
-  Result<std::shared_ptr<const DecodedChunk>> DecodeChunk(const MiniBlockMeta& meta, size_t c,
-                                                          const BufferPtr& buf) const {
+  Result<std::shared_ptr<const DecodedChunk>> DecodeChunk(const MiniBlockMeta& meta, size_t c, const BufferPtr& buf,
+                                                          std::span<const uint32_t> wanted) const {
     const ChunkInfo& ch = meta.chunks[c];
     const std::string ctx = src_.context + " chunk " + std::to_string(c);
     const uint64_t size = buf->size();
@@ -439,7 +468,7 @@ class MiniBlockReader final : public PageReader {
     for (uint64_t i = 0; i < nbuf; ++i) RETURN_IF_ERROR(take(sizes[i], &value_bufs[i]));
 
     auto d = std::make_shared<DecodedChunk>();
-    auto values = encoding::DecodeMiniBlockChunk(layout_.value_compression(), value_bufs, ch.num_values);
+    auto values = encoding::DecodeMiniBlockChunk(layout_.value_compression(), value_bufs, ch.num_values, wanted);
     if (!values.ok()) return values.status().WithContext(ctx);
     if (values->num_values != ch.num_values) return Status::Corruption(ctx + ": value count mismatch");
     if (meta.dictionary) {

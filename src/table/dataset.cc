@@ -659,7 +659,10 @@ Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Project
   }
   // Columns decode independently, so they run in parallel.
   std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
-  ASSIGN_OR_RETURN(const bool remote, Remote(frag));
+  bool remote = false;
+  if (!proj.fields.empty()) {
+    ASSIGN_OR_RETURN(remote, Remote(frag));
+  }
   ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       const Field& field = read_schema_.fields[proj.fields[i]];
@@ -782,7 +785,7 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   for (size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<int64_t>(k);
   std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
   bool remote = false;
-  if (!groups.empty()) {
+  if (!groups.empty() && !proj.fields.empty()) {
     ASSIGN_OR_RETURN(remote, Remote(frags_[groups.begin()->first]));
   }
   ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {

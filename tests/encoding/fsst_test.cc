@@ -36,6 +36,24 @@ TEST(FsstTest, MiniBlockChunk) {
   EXPECT_EQ(Strings(b), (std::vector<std::string>{"row-1", "hello world!", "", "abcdefghx"}));
 }
 
+// A take decompresses only the values it reads; the rest come out empty, and a
+// corrupt value it skips cannot fail it.
+TEST(FsstTest, WantedValuesOnly) {
+  std::vector<std::string> compressed = {std::string("\x00\xff" "1", 3), std::string("\x07", 1), "",
+                                         std::string("\x02\x03", 2)};
+  std::vector<BufferPtr> bufs = {Bytes(VariableChunk(compressed))};
+  const std::vector<uint32_t> wanted = {0, 3};
+  ASSERT_OK_AND_ASSIGN(DataBlock b, DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), bufs, 4, wanted));
+  EXPECT_EQ(Strings(b), (std::vector<std::string>{"row-1", "", "", "abcdefghx"}));
+  // Value 1 holds code 7, which the table lacks.
+  const std::vector<uint32_t> bad = {1};
+  EXPECT_TRUE(DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), bufs, 4, bad).status().IsCorruption());
+  const std::vector<uint32_t> unordered = {3, 0};
+  EXPECT_FALSE(DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), bufs, 4, unordered).ok());
+  const std::vector<uint32_t> past_end = {4};
+  EXPECT_FALSE(DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), bufs, 4, past_end).ok());
+}
+
 TEST(FsstTest, FullZipPerValue) {
   std::string v0("\x00\x00\x03", 3), v1("\xff\xff", 2);
   std::vector<std::span<const uint8_t>> values = {{reinterpret_cast<const uint8_t*>(v0.data()), v0.size()},
