@@ -58,16 +58,24 @@ void FastLanesUnpack(std::span<const T> in, uint32_t width, std::span<T> out) {
     return;
   }
   const T mask = LowMask<T>(width);
-  for (uint32_t lane = 0; lane < kLanes<T>; ++lane) {
-    for (uint32_t row = 0; row < kBits<T>; ++row) {
-      uint32_t bit = row * width;
-      uint32_t word = bit / kBits<T>;
-      uint32_t shift = bit % kBits<T>;
-      T v = static_cast<T>(in[kLanes<T> * word + lane] >> shift);
-      if (shift + width > kBits<T>) {
-        v |= static_cast<T>(in[kLanes<T> * (word + 1) + lane] << (kBits<T> - shift));
+  // Row by row: a row's lanes are consecutive both in the packed words and in the
+  // output, with one shift for all of them, so the inner loops vectorise.
+  const T* src = in.data();
+  T* dst = out.data();
+  for (uint32_t row = 0; row < kBits<T>; ++row) {
+    const uint32_t bit = row * width;
+    const uint32_t word = bit / kBits<T>;
+    const uint32_t shift = bit % kBits<T>;
+    const T* lo = src + kLanes<T> * word;
+    T* o = dst + InputIndex(row, 0);
+    if (shift + width > kBits<T>) {
+      const T* hi = lo + kLanes<T>;
+      const uint32_t back = kBits<T> - shift;
+      for (uint32_t lane = 0; lane < kLanes<T>; ++lane) {
+        o[lane] = static_cast<T>((static_cast<T>(lo[lane] >> shift) | static_cast<T>(hi[lane] << back)) & mask);
       }
-      out[InputIndex(row, lane)] = static_cast<T>(v & mask);
+    } else {
+      for (uint32_t lane = 0; lane < kLanes<T>; ++lane) o[lane] = static_cast<T>(static_cast<T>(lo[lane] >> shift) & mask);
     }
   }
 }

@@ -19,8 +19,15 @@ Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected
   if (expected > data->size() / width) {
     return Corrupt(expected, " levels of ", width, " bytes need more than the ", data->size(), " bytes present");
   }
-  std::vector<uint16_t> out(expected);
   const uint8_t* p = data->data();
+  // The common widths need no range check: copy them straight (little-endian host).
+  if (width == 2) {
+    std::vector<uint16_t> out(expected);
+    if (expected > 0) std::memcpy(out.data(), p, expected * 2);
+    return out;
+  }
+  if (width == 1) return std::vector<uint16_t>(p, p + expected);
+  std::vector<uint16_t> out(expected);
   for (uint64_t i = 0; i < expected; ++i) {
     uint64_t v;
     switch (width) {

@@ -140,15 +140,40 @@ Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, cons
 }
 
 // Positions of row starts among `rep` and the visible values before each.
+// `expected_starts` only sizes the output. Every chunk a take touches runs this over
+// all its levels, so it avoids growing vectors and per-level branches.
 void FindRowStarts(const LevelMap& m, const std::vector<uint16_t>& rep, const std::vector<uint16_t>& def,
-                   std::vector<uint64_t>* starts, std::vector<uint64_t>* vis_before, uint64_t* total_vis) {
+                   uint64_t expected_starts, std::vector<uint64_t>* starts, std::vector<uint64_t>* vis_before,
+                   uint64_t* total_vis) {
+  // Never more starts than levels, whatever a corrupt index claims.
+  starts->reserve(std::min<uint64_t>(expected_starts, rep.size()));
+  vis_before->reserve(std::min<uint64_t>(expected_starts, rep.size()));
   uint64_t vis = 0;
+  if (def.empty()) {
+    for (size_t i = 0; i < rep.size(); ++i) {
+      if (rep[i] == m.max_rep) {
+        starts->push_back(i);
+        vis_before->push_back(i);
+      }
+    }
+    *total_vis = rep.size();
+    return;
+  }
+  // Canonical levels are small; a table answers Visible() without arithmetic.
+  std::vector<uint8_t> visible;
+  for (uint16_t lvl : def) {
+    if (lvl >= visible.size()) {
+      const size_t old = visible.size();
+      visible.resize(static_cast<size_t>(lvl) + 1);
+      for (size_t v = old; v < visible.size(); ++v) visible[v] = m.Visible(static_cast<uint16_t>(v)) ? 1 : 0;
+    }
+  }
   for (size_t i = 0; i < rep.size(); ++i) {
     if (rep[i] == m.max_rep) {
       starts->push_back(i);
       vis_before->push_back(vis);
     }
-    if (def.empty() || m.Visible(def[i])) ++vis;
+    vis += visible[def[i]];
   }
   *total_vis = vis;
 }
@@ -499,7 +524,7 @@ class MiniBlockReader final : public PageReader {
     d->num_levels = num_levels;
     RETURN_IF_ERROR(CheckRep(levels_, d->rep, ctx));
     uint64_t total_vis = 0;
-    FindRowStarts(levels_, d->rep, d->def, &d->row_starts, &d->row_vis, &total_vis);
+    FindRowStarts(levels_, d->rep, d->def, ch.starts, &d->row_starts, &d->row_vis, &total_vis);
     if (total_vis != ch.num_values) {
       return Status::Corruption(ctx + ": " + std::to_string(total_vis) + " visible levels for " +
                                 std::to_string(ch.num_values) + " values");
@@ -940,7 +965,7 @@ class ConstantReader final : public PageReader {
     }
     all.num_levels = std::max(all.rep.size(), all.def.size());
     if (levels_.max_rep > 0) {
-      FindRowStarts(levels_, all.rep, all.def, &lv->row_starts, &lv->row_vis, &lv->total_vis);
+      FindRowStarts(levels_, all.rep, all.def, src_.num_rows, &lv->row_starts, &lv->row_vis, &lv->total_vis);
       if (lv->row_starts.size() != src_.num_rows) return Corrupt("level rows differ from the page rows");
     } else {
       if (all.num_levels != src_.num_rows) return Corrupt("level count differs from the page rows");
