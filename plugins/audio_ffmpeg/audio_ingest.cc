@@ -115,6 +115,21 @@ int ChooseStream(const Config& config, AVFormatContext* format) {
   return index;
 }
 
+// A blob holds one audio stream; other audio tracks are not lost silently (the ABI has
+// no warning channel, so stderr it is). Pictures and subtitles stay out by design.
+void WarnDroppedAudioStreams(const AVFormatContext* format, int kept) {
+  unsigned dropped = 0;
+  for (unsigned i = 0; i < format->nb_streams; ++i) {
+    if (static_cast<int>(i) != kept && format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) ++dropped;
+  }
+  if (dropped > 0) {
+    std::fprintf(stderr,
+                 "lancet_audio_ffmpeg: warning: kept audio stream %d, dropped %u other audio stream(s) "
+                 "(config stream=N picks another)\n",
+                 kept, dropped);
+  }
+}
+
 void CopyName(std::string& out, const char* name) { out = name != nullptr ? std::string(name).substr(0, 15) : ""; }
 
 // How much a decoder starting cold must decode before its output equals a full decode's:
@@ -165,6 +180,7 @@ class Ingest {
     Demuxer d;
     Open(spool_, d);
     const int stream = ChooseStream(config_, d.format);
+    WarnDroppedAudioStreams(d.format, stream);
     AVStream* st = d.format->streams[stream];
     Describe(st);
     decoder_ = std::make_unique<Decoder>(si_);

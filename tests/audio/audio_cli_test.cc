@@ -81,6 +81,26 @@ TEST_F(AudioCli, ExtractAudioWritesTheWindow) {
   }
 }
 
+// A file with two audio tracks stores the first; the user is told the other stays behind.
+TEST_F(AudioCli, DroppedAudioStreamsAreReported) {
+  const std::string two = MakeMedia("-f lavfi -i sine=frequency=440:duration=1 -f lavfi -i sine=frequency=880:duration=1",
+                                    "-map 0 -map 1 -c:a pcm_s16le", "mkv");
+  if (two.empty()) GTEST_SKIP() << "ffmpeg cannot make a two-track file";
+  fs::create_directories(dir_ + "/two");
+  fs::copy_file(two, dir_ + "/two/t.mkv");
+  int rc = 0;
+  const std::string out = Capture(
+      Lancet() + " ingest '" + dir_ + "/two' '" + dir_ + "/two.lance' --column audio --media audio=" + PluginPath(), &rc);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("warning: kept audio stream 0, dropped 1 other audio stream(s)"), std::string::npos) << out;
+  // One track alone draws no warning.
+  EXPECT_EQ(Capture(Lancet() + " ingest '" + dir_ + "/in' '" + dir_ + "/one.lance' --column audio --media audio=" +
+                        PluginPath(),
+                    &rc)
+                .find("warning"),
+            std::string::npos);
+}
+
 TEST_F(AudioCli, Errors) {
   int rc = 0;
   std::string out = Capture(Lancet() + " extract-audio '" + dir_ + "/ds.lance' --row 0 --window 3:2 --out x.wav", &rc);
