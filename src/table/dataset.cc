@@ -788,13 +788,26 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   if (!groups.empty() && !proj.fields.empty()) {
     ASSIGN_OR_RETURN(remote, Remote(frags_[groups.begin()->first]));
   }
-  ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {
+  // One task per column and fragment, so a take spread over fragments keeps every
+  // thread busy even when one column costs far more than the others.
+  std::vector<const std::vector<uint64_t>*> frag_rows;
+  std::vector<size_t> frag_of;
+  for (auto& [frag_idx, g] : groups) frag_rows.push_back(&g.first), frag_of.push_back(frag_idx);
+  const size_t nfrag = frag_rows.size();
+  std::vector<Result<Array>> parts_of(proj.fields.size() * nfrag, Status::Internal("not decoded"));
+  const size_t tasks = parts_of.size();
+  ParallelFor(ColumnPool(remote), tasks, ColumnParallelism(remote, tasks), [&](size_t t) {
+    const Field& field = read_schema_.fields[proj.fields[t / nfrag]];
+    parts_of[t] = ReadFieldRows(frags_[frag_of[t % nfrag]], field, *frag_rows[t % nfrag]);
+  });
+  ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       const Field& field = read_schema_.fields[proj.fields[i]];
       std::vector<Array> parts;
-      for (auto& [frag_idx, g] : groups) {
-        ASSIGN_OR_RETURN(Array part, ReadFieldRows(frags_[frag_idx], field, g.first));
-        parts.push_back(std::move(part));
+      for (size_t f = 0; f < nfrag; ++f) {
+        Result<Array>& part = parts_of[i * nfrag + f];
+        RETURN_IF_ERROR(part.status());
+        parts.push_back(part.MoveValue());
       }
       if (parts.empty()) return MakeNullArray(field.type, 0);
       Array col;
