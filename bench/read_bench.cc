@@ -1,6 +1,6 @@
 // Full scan and random take on a reference-written dataset, Lancet vs the reference.
 //
-//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns]
+//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns|take-column=NAME]
 //
 // The reference's numbers come from tests/peer/bench.mjs (scan, take) run on the
 // same dataset just before (scripts/bench.sh); rows are chosen with the same recipe
@@ -51,7 +51,7 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns|take-column=NAME]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -112,8 +112,9 @@ int main(int argc, char** argv) {
   });
   auto after = ds->store()->stats().Snapshot();
   // Where a take's time goes: the same rows, one column at a time (for profiling).
-  if (only == "take-columns") {
+  if (only == "take-columns" || only.starts_with("take-column=")) {
     for (const auto& f : ds->read_schema().fields) {
+      if (only.starts_with("take-column=") && only.substr(12) != f.name) continue;
       auto t = Time(1, reps, [&] {
         auto r = ds->TakeRowAddresses(addrs, {f.name});
         if (!r.ok()) Die(r.status());

@@ -648,6 +648,7 @@ class FullZipReader final : public PageReader {
     }
     ASSIGN_OR_RETURN(auto spans, ReadRanges(*src_.file, reads, src_.context));
     out->resize(ranges.size());
+    if (!has_index_ && ctrl_bytes_ == 0 && ranges.size() > 1) return ReadPlainFixed(ranges, spans, out);
     for (size_t i = 0; i < ranges.size(); ++i) {
       ASSIGN_OR_RETURN(auto unit, Parse(spans[i], ranges[i].end - ranges[i].begin));
       uint64_t levels = unit->num_levels, values = unit->values.num_values;
@@ -658,6 +659,29 @@ class FullZipReader final : public PageReader {
 
  private:
   Status Corrupt(const std::string& what) const { return Status::Corruption(src_.context + ": " + what); }
+
+  // Fixed-width values without levels are just bytes: a take's rows (one range each)
+  // decode as one unit instead of a unit, a decoder call and their allocations per row.
+  Status ReadPlainFixed(std::span<const RowRange> ranges, const std::vector<BufferPtr>& spans,
+                        std::vector<std::vector<Slice>>* out) const {
+    uint64_t bytes = 0, rows = 0;
+    for (const auto& s : spans) bytes += s->size();
+    ASSIGN_OR_RETURN(std::shared_ptr<Buffer> all, Buffer::AllocateUninitialized(bytes));
+    uint64_t at = 0;
+    for (const auto& s : spans) {
+      if (s->size() > 0) std::memcpy(all->mutable_data() + at, s->data(), s->size());
+      at += s->size();
+    }
+    for (const auto& r : ranges) rows += r.end - r.begin;
+    ASSIGN_OR_RETURN(auto unit, Parse(all, rows));
+    uint64_t row = 0;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      const uint64_t n = ranges[i].end - ranges[i].begin;
+      (*out)[i].push_back({unit, row, row + n, row, row + n});
+      row += n;
+    }
+    return Status::OK();
+  }
 
   Result<std::shared_ptr<const DecodedUnit>> Parse(const BufferPtr& span, uint64_t rows) const {
     auto u = std::make_shared<DecodedUnit>();

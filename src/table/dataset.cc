@@ -810,12 +810,9 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
         parts.push_back(part.MoveValue());
       }
       if (parts.empty()) return MakeNullArray(field.type, 0);
-      Array col;
-      if (parts.size() == 1) {
-        col = std::move(parts[0]);
-      } else {
-        ASSIGN_OR_RETURN(col, Concatenate(parts));
-      }
+      // One fragment's rows come back in the order asked for: nothing to reorder.
+      if (parts.size() == 1) return std::move(parts[0]);
+      ASSIGN_OR_RETURN(Array col, Concatenate(parts));
       return TakeRows(col, inverse);
     }();
   });

@@ -533,9 +533,12 @@ Result<Array> TakeImpl(const Array& a, const std::vector<int64_t>& indices) {
     return out;
   }
   out.buffers.resize(ExpectedBufferCount(a.type.id));
-  BuildValidity(&out, [&](auto&& emit) {
-    for (int64_t i : indices) emit(a, i, 1);
-  });
+  // Without a validity bitmap every taken row is valid too: nothing to build.
+  if (ValidityBits(a) != nullptr) {
+    BuildValidity(&out, [&](auto&& emit) {
+      for (int64_t i : indices) emit(a, i, 1);
+    });
+  }
   switch (a.type.id) {
     case TypeId::kBool: {
       bit_util::BitmapBuilder bits;
@@ -558,6 +561,21 @@ Result<Array> TakeImpl(const Array& a, const std::vector<int64_t>& indices) {
       return out;
     case TypeId::kFixedSizeList: {
       const int64_t size = a.type.list_size;
+      const Array& items = a.children[0];
+      // Fixed-width items without nulls (embeddings): a row's items are one run of bytes.
+      if (IsByteWidth(items.type) && ByteWidth(items.type) > 0 && ValidityBits(items) == nullptr) {
+        const int64_t row_bytes = size * ByteWidth(items.type);
+        BufferBuilder values;
+        values.Reserve(out.length * row_bytes);
+        const uint8_t* base = items.buffers[1]->data() + items.offset * ByteWidth(items.type);
+        for (int64_t i : indices) values.Append(base + (a.offset + i) * row_bytes, row_bytes);
+        Array child;
+        child.type = items.type;
+        child.length = out.length * size;
+        child.buffers = {nullptr, values.Finish()};
+        out.children.push_back(std::move(child));
+        return out;
+      }
       std::vector<int64_t> child_indices;
       child_indices.reserve(indices.size() * size);
       for (int64_t i : indices) {
