@@ -140,7 +140,7 @@ class ScanReader final : public RecordBatchReader {
 
   Result<std::optional<RecordBatch>> Next() override {
     if (!error_.ok()) return error_;
-    while (!finished_) {
+    while (!finished_ && left_.value_or(1) > 0) {
       if (Status st = Fill(); !st.ok()) return Fail(st);
       if (window_.empty()) break;
       std::shared_ptr<ScanSlot> slot = Take();
