@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "lancet/c_data.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/write.h"
 #include "table/predicate.h"
@@ -388,6 +389,60 @@ TEST_F(ScannerTest, ReadsAsItIsPulled) {
   reader.reset();  // dropping a reader mid-stream waits for its tasks and reads no more
   const uint64_t after_drop = store_->stats().Snapshot().read_bytes;
   EXPECT_LT(after_drop * 6, full);
+}
+
+// A scan exported as an ArrowArrayStream pulls batch by batch and imports back equal;
+// the imported buffers are the scan's own (no copy on the way).
+TEST_F(ScannerTest, ExportsAsArrowArrayStream) {
+  ScanOptions o;
+  o.filter = "v < 100";
+  o.columns = {"id", "name", "s.a", "_rowaddr"};
+  o.batch_size = 256;
+  ASSERT_OK_AND_ASSIGN(RecordBatch want, ScanAll(*ds_, o));
+  ASSERT_OK_AND_ASSIGN(auto reader, ds_->NewScan(o));
+  ArrowArrayStream stream;
+  ASSERT_OK(ExportBatchStream(std::move(reader), &stream));
+  store_->stats().Reset();
+  ArrowArray first;
+  ASSERT_EQ(stream.get_next(&stream, &first), 0);
+  ASSERT_NE(first.release, nullptr);
+  // One batch pulled: far from the whole dataset read.
+  const uint64_t pulled = store_->stats().Snapshot().read_bytes;
+  ASSERT_GT(pulled, 0u);
+  ArrowSchema schema;
+  ASSERT_EQ(stream.get_schema(&stream, &schema), 0);
+  ASSERT_OK_AND_ASSIGN(Schema imported_schema, ImportSchema(&schema));
+  ASSERT_OK_AND_ASSIGN(RecordBatch head, ImportRecordBatch(&first, imported_schema));
+  ASSERT_OK_AND_ASSIGN(auto rest, ImportBatchStream(&stream));  // drains and releases
+  std::vector<RecordBatch> all = {head};
+  all.insert(all.end(), rest.second.begin(), rest.second.end());
+  RecordBatch got = Concat(all, imported_schema);
+  ExpectBatchesEqual(want, got);
+  EXPECT_EQ(stream.release, nullptr);
+
+  RecordBatch batch = TestRows(0, 10, 16);
+  const uint8_t* payload = batch.columns[5].buffers[2]->data();
+  ASSERT_OK(ExportBatchStream(MakeBatchVectorReader(batch.schema, {batch}), &stream));
+  ASSERT_OK_AND_ASSIGN(auto back, ImportBatchStream(&stream));
+  ASSERT_EQ(back.second.size(), 1u);
+  EXPECT_EQ(back.second[0].columns[5].buffers[2]->data(), payload);
+}
+
+// A reader error reaches the consumer as get_next's errno and get_last_error.
+TEST_F(ScannerTest, StreamErrorsReachTheConsumer) {
+  class Failing final : public RecordBatchReader {
+   public:
+    const Schema& schema() const override { return schema_; }
+    Result<std::optional<RecordBatch>> Next() override { return Status::IOError("t/data/x.lance: disk on fire"); }
+    Schema schema_ = TestSchema();
+  };
+  ArrowArrayStream stream;
+  ASSERT_OK(ExportBatchStream(std::make_unique<Failing>(), &stream));
+  ArrowArray out;
+  EXPECT_EQ(stream.get_next(&stream, &out), EIO);
+  EXPECT_EQ(out.release, nullptr);
+  EXPECT_NE(std::string(stream.get_last_error(&stream)).find("disk on fire"), std::string::npos);
+  stream.release(&stream);
 }
 
 // ---- property: filter(scan) == the filter evaluated on the whole scan ----
