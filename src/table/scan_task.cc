@@ -16,6 +16,17 @@ Array RowKeyArray(const std::vector<uint64_t>& values) {
   return a;
 }
 
+// Narrow fixed-width values sit thousands to a mini-block chunk, so a selective
+// filter's survivors still touch nearly every chunk: taking them row by row saves no
+// bytes and costs a decode per row. Wider values (embeddings, strings, lists) are where
+// fetching only the survivors pays.
+bool NarrowField(const Field& field) {
+  if (field.type.id == TypeId::kStruct) {
+    return std::all_of(field.type.children.begin(), field.type.children.end(), NarrowField);
+  }
+  return field.type.IsFixedWidth() && field.type.BitWidth() <= 128;
+}
+
 // Rows `offsets` (ascending) of `fields` in one fragment.
 Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_idx, const std::vector<const Field*>& fields,
                                        const std::vector<uint64_t>& offsets) {
@@ -26,7 +37,7 @@ Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_i
   // those rows need, which is where late materialisation saves its bytes.
   const bool dense = offsets.size() * 2 >= span;
   std::vector<int64_t> keep;
-  if (dense && !contiguous) {
+  if (!contiguous) {
     keep.reserve(offsets.size());
     for (uint64_t o : offsets) keep.push_back(static_cast<int64_t>(o - first));
   }
@@ -34,7 +45,7 @@ Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_i
   ParallelFor(ThreadPool::Cpu(), fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       Array col;
-      if (dense) {
+      if (dense || NarrowField(*fields[i])) {
         ASSIGN_OR_RETURN(col, ctx.source->ReadFragmentRange(frag_idx, *fields[i], first, first + span));
         if (!contiguous) {
           ASSIGN_OR_RETURN(col, TakeRows(col, keep));
