@@ -1,12 +1,14 @@
 // A streaming scan of a dataset far larger than memory: peak anonymous memory stays
 // bounded by the scan's window, not by the dataset.
 //
-//   scan_memory_bench [--size 5g] [--dir DIR] [--keep] [--limit-mib 512]
+//   scan_memory_bench [--size 5g] [--dir DIR] [--keep] [--limit-mib 512] [--batch-size 4096]
 //
 // A child process writes the dataset (id int64, value float64, an 8 KiB incompressible
 // payload) in appends of 256 MiB, so the writer's memory never counts; the parent then
 // drains NewScan over every column, sampling RssAnon (/proc/self/status) after each
-// batch, and prints the peak. Exit 1 when the peak reaches --limit-mib.
+// batch, and prints the peak. Exit 1 when the peak reaches --limit-mib. Memory is the
+// scan's window (io_parallelism + batch_readahead batches) times the batch's bytes, so
+// rows this wide want fewer rows per batch than the default 65536 (512 MiB each).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
   uint64_t limit_mib = 512;
   std::string dir;
   bool keep = false;
+  uint64_t batch_size = 4096;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     if (k == "--keep") {
@@ -113,10 +116,12 @@ int main(int argc, char** argv) {
       size = ParseSize(argv[++i]);
     } else if (i + 1 < argc && k == "--dir") {
       dir = argv[++i];
+    } else if (i + 1 < argc && k == "--batch-size") {
+      batch_size = std::stoull(argv[++i]);
     } else if (i + 1 < argc && k == "--limit-mib") {
       limit_mib = std::stoull(argv[++i]);
     } else {
-      std::cerr << "usage: scan_memory_bench [--size 5g] [--dir DIR] [--keep] [--limit-mib 512]\n";
+      std::cerr << "usage: scan_memory_bench [--size 5g] [--dir DIR] [--keep] [--limit-mib 512] [--batch-size 4096]\n";
       return 64;
     }
   }
@@ -144,7 +149,9 @@ int main(int argc, char** argv) {
   const uint64_t before = StatusKib("RssAnon:");
   uint64_t peak = before, rows = 0, batches = 0;
   auto t0 = std::chrono::steady_clock::now();
-  auto reader = (*ds)->NewScan({});
+  lancet::table::ScanOptions options;
+  options.batch_size = batch_size;
+  auto reader = (*ds)->NewScan(options);
   if (!reader.ok()) {
     std::cerr << "scan_memory_bench: " << reader.status().ToString() << "\n";
     return 2;
@@ -164,10 +171,11 @@ int main(int argc, char** argv) {
   const uint64_t read = (*ds)->store()->stats().Snapshot().read_bytes;
   std::printf(
       "{\"dataset_bytes\":%llu,\"rows\":%llu,\"batches\":%llu,\"read_bytes\":%llu,\"seconds\":%.2f,"
-      "\"mb_per_s\":%.0f,\"rss_anon_before_mib\":%.1f,\"peak_rss_anon_mib\":%.1f,\"limit_mib\":%llu}\n",
+      "\"mb_per_s\":%.0f,\"batch_size\":%llu,\"rss_anon_before_mib\":%.1f,\"peak_rss_anon_mib\":%.1f,"
+      "\"limit_mib\":%llu}\n",
       static_cast<unsigned long long>(on_disk), static_cast<unsigned long long>(rows),
-      static_cast<unsigned long long>(batches), static_cast<unsigned long long>(read), secs,
-      double(read) / 1e6 / secs, double(before) / 1024, double(peak) / 1024,
+      static_cast<unsigned long long>(batches), static_cast<unsigned long long>(read), secs, double(read) / 1e6 / secs,
+      static_cast<unsigned long long>(batch_size), double(before) / 1024, double(peak) / 1024,
       static_cast<unsigned long long>(limit_mib));
   if (temp && !keep) std::filesystem::remove_all(dir);
   return peak / 1024 < limit_mib ? 0 : 1;

@@ -25,7 +25,7 @@ using MemberPath = std::vector<std::string>;
 // `field` keeping only the members on `paths` (each relative to `field`); an empty
 // path keeps the whole field.
 Result<Field> PruneField(const Field& field, const std::vector<MemberPath>& paths, const std::string& shown,
-                    const std::string& where) {
+                         const std::string& where) {
   if (std::any_of(paths.begin(), paths.end(), [](const MemberPath& p) { return p.empty(); })) return field;
   // A packed struct (the Blob V2 descriptor, say) is one stored column: no members to pick.
   if (field.type.id != TypeId::kStruct || format::IsLeafField(field)) {
@@ -53,8 +53,8 @@ Result<Field> PruneField(const Field& field, const std::vector<MemberPath>& path
 
 }  // namespace
 
-Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vector<std::string>& columns,
-                                      bool row_id, bool row_addr, const std::string& where) {
+Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vector<std::string>& columns, bool row_id,
+                                      bool row_addr, const std::string& where) {
   ScanProjection p;
   p.row_id = row_id;
   p.row_addr = row_addr;

@@ -26,7 +26,7 @@ struct ScanProjection {
 /// Resolves ScanOptions::columns against `read_schema`: empty = every field; an exact
 /// top-level name wins over a dotted path. NotFound (prefixed with `where`) for an
 /// unknown column or struct member; InvalidArgument for a path through a non-struct.
-Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vector<std::string>& columns,
-                                      bool row_id, bool row_addr, const std::string& where);
+Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vector<std::string>& columns, bool row_id,
+                                      bool row_addr, const std::string& where);
 
 }  // namespace lancet::table

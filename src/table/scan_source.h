@@ -24,8 +24,7 @@ class ScanSource {
   virtual Result<std::shared_ptr<const Roaring>> FragmentDeletions(size_t frag_idx) const = 0;
   /// Rows [begin, end) of `field` (a read_schema() field, or one pruned to some of its
   /// struct members, same ids); nulls where the fragment lacks the column.
-  virtual Result<Array> ReadFragmentRange(size_t frag_idx, const Field& field, uint64_t begin,
-                                          uint64_t end) const = 0;
+  virtual Result<Array> ReadFragmentRange(size_t frag_idx, const Field& field, uint64_t begin, uint64_t end) const = 0;
   /// Rows `offsets` (ascending) of `field`, reading only the ranges they need.
   virtual Result<Array> ReadFragmentOffsets(size_t frag_idx, const Field& field,
                                             std::span<const uint64_t> offsets) const = 0;

@@ -28,8 +28,9 @@ bool NarrowField(const Field& field) {
 }
 
 // Rows `offsets` (ascending) of `fields` in one fragment.
-Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_idx, const std::vector<const Field*>& fields,
-                                       const std::vector<uint64_t>& offsets) {
+Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_idx,
+                                           const std::vector<const Field*>& fields,
+                                           const std::vector<uint64_t>& offsets) {
   const uint64_t first = offsets.front(), span = offsets.back() - first + 1;
   const bool contiguous = span == offsets.size();
   // Dense selections decode the covering range and drop the rest; sparse ones (what
@@ -56,8 +57,7 @@ Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_i
       if (col.length != static_cast<int64_t>(offsets.size())) {
         return Status::Internal(ctx.dataset->uri() + ": column '" + fields[i]->name + "' of fragment " +
                                 std::to_string(ctx.dataset->fragments()[frag_idx].id) + " decoded " +
-                                std::to_string(col.length) + " rows, " + std::to_string(offsets.size()) +
-                                " expected");
+                                std::to_string(col.length) + " rows, " + std::to_string(offsets.size()) + " expected");
       }
       return col;
     }();

@@ -55,7 +55,7 @@ struct ScanShared {
 class ScanPlanner {
  public:
   ScanPlanner(const Dataset& dataset, const ScanSource& source, std::vector<size_t> frags, uint64_t batch_size,
-          uint64_t offset, std::optional<uint64_t> limit)
+              uint64_t offset, std::optional<uint64_t> limit)
       : dataset_(dataset),
         source_(source),
         frags_(std::move(frags)),
@@ -287,15 +287,14 @@ Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, c
     }
   }
   for (size_t i = 0; i < infos.size(); ++i) {
-    if (options.fragment_ids.empty() ||
-        std::find(options.fragment_ids.begin(), options.fragment_ids.end(), infos[i].id) !=
-            options.fragment_ids.end()) {
+    if (options.fragment_ids.empty() || std::find(options.fragment_ids.begin(), options.fragment_ids.end(),
+                                                  infos[i].id) != options.fragment_ids.end()) {
       frags.push_back(i);
     }
   }
   const bool filtered = shared->context.filter.has_value();
   ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, filtered ? 0 : options.offset,
-                  filtered ? std::nullopt : options.limit);
+                      filtered ? std::nullopt : options.limit);
   return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
 }
 

@@ -67,9 +67,9 @@ std::vector<int64_t> Range(int64_t begin, int64_t end) {
   return r;
 }
 
-const std::vector<std::string> kCorpus = {"types",         "types_extra", "deletions",    "versions",
-                                          "evolution",     "blobs",       "blobs_custom", "nested_blob",
-                                          "stable_row_ids", "v1_manifest_paths", "empty"};
+const std::vector<std::string> kCorpus = {"types", "types_extra",  "deletions",   "versions",       "evolution",
+                                          "blobs", "blobs_custom", "nested_blob", "stable_row_ids", "v1_manifest_paths",
+                                          "empty"};
 
 class ScannerCorpusTest : public ::testing::TestWithParam<std::string> {};
 
@@ -100,7 +100,8 @@ TEST_P(ScannerCorpusTest, ScanEqualsTake) {
   ASSERT_OK_AND_ASSIGN(RecordBatch unordered, ScanAll(*ds, small));
   const Array& ua = unordered.columns.back();
   std::vector<int64_t> order = Range(0, ua.length);
-  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return ua.values<uint64_t>()[x] < ua.values<uint64_t>()[y]; });
+  std::sort(order.begin(), order.end(),
+            [&](int64_t x, int64_t y) { return ua.values<uint64_t>()[x] < ua.values<uint64_t>()[y]; });
   ExpectBatchesEqual(scanned, Rows(unordered, order));
   // Scan() is the same stream drained.
   ASSERT_OK_AND_ASSIGN(auto batches, ds->Scan(options));
@@ -152,10 +153,13 @@ constexpr int64_t kFrags = 6;
 
 Schema TestSchema() {
   Schema s;
-  s.fields = {MakeField("id", MakeType(TypeId::kInt64), false), MakeField("v", MakeType(TypeId::kInt64)),
-              MakeField("x", MakeType(TypeId::kFloat64)), MakeField("name", MakeType(TypeId::kUtf8)),
-              MakeField("s", StructOf({MakeField("a", MakeType(TypeId::kInt32)), MakeField("b", MakeType(TypeId::kUtf8))})),
-              MakeField("payload", MakeType(TypeId::kBinary), false)};
+  s.fields = {
+      MakeField("id", MakeType(TypeId::kInt64), false),
+      MakeField("v", MakeType(TypeId::kInt64)),
+      MakeField("x", MakeType(TypeId::kFloat64)),
+      MakeField("name", MakeType(TypeId::kUtf8)),
+      MakeField("s", StructOf({MakeField("a", MakeType(TypeId::kInt32)), MakeField("b", MakeType(TypeId::kUtf8))})),
+      MakeField("payload", MakeType(TypeId::kBinary), false)};
   return s;
 }
 
@@ -190,9 +194,8 @@ RecordBatch TestRows(int64_t begin, int64_t n, size_t payload = 2048) {
   b.columns.push_back(*ArrayFromVector(MakeType(TypeId::kInt64), vs, v_valid));
   b.columns.push_back(*ArrayFromVector(MakeType(TypeId::kFloat64), xs, x_valid));
   b.columns.push_back(StringArray(names));
-  b.columns.push_back(*MakeStructArray(schema.fields[4].type, n,
-                                       {*ArrayFromVector(MakeType(TypeId::kInt32), as, a_valid), StringArray(bs)},
-                                       s_valid));
+  b.columns.push_back(*MakeStructArray(
+      schema.fields[4].type, n, {*ArrayFromVector(MakeType(TypeId::kInt32), as, a_valid), StringArray(bs)}, s_valid));
   b.columns.push_back(*MakeBinaryArray(MakeType(TypeId::kBinary), payloads));
   return b;
 }
@@ -248,9 +251,9 @@ TEST_F(ScannerTest, OffsetAndLimitEdges) {
                                          {0, 1},
                                          {0, std::nullopt},
                                          {1, 5},
-                                         {frag0 - 1, 3},      // across the first fragment boundary
-                                         {frag0, 10},         // exactly at a fragment start
-                                         {frag01 - 2, 200},   // past a fragment with deletions
+                                         {frag0 - 1, 3},     // across the first fragment boundary
+                                         {frag0, 10},        // exactly at a fragment start
+                                         {frag01 - 2, 200},  // past a fragment with deletions
                                          {static_cast<uint64_t>(n) - 1, 10},
                                          {static_cast<uint64_t>(n), 10},
                                          {static_cast<uint64_t>(n) + 7, std::nullopt},

@@ -57,8 +57,7 @@ TEST_F(ScanCommandsTest, WhereOffsetLimitAndColumns) {
             "{\"id\":\"41\",\"pt\":{\"x\":123},\"_rowid\":\"4294967297\"}\n"
             "{\"id\":\"42\",\"pt\":{\"x\":126},\"_rowid\":\"4294967298\"}\n");
   EXPECT_EQ(Scan({"--where", "id > 1000", "--columns", "id,_rowaddr", "--format", "csv"}), "id,_rowaddr\r\n");
-  EXPECT_EQ(Scan({"--where", "id < 2", "--columns", "name", "--format", "table"}),
-            "name\n----\nnull\nn1\n(2 rows)\n");
+  EXPECT_EQ(Scan({"--where", "id < 2", "--columns", "name", "--format", "table"}), "name\n----\nnull\nn1\n(2 rows)\n");
 }
 
 TEST_F(ScanCommandsTest, UsageErrors) {

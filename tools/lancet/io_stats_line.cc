@@ -11,9 +11,9 @@ void AddIoStatsFlag(CLI::App& app, bool* on) {
 
 void PrintIoStats(const table::Dataset& dataset) {
   const io::IoCounters c = dataset.store()->stats().Snapshot();
-  const std::string line = "{\"requests\":" + std::to_string(c.read_requests) + ",\"bytes\":" +
-                           std::to_string(c.read_bytes) + ",\"logical_ranges\":" + std::to_string(c.logical_ranges) +
-                           "}\n";
+  const std::string line = "{\"requests\":" + std::to_string(c.read_requests) +
+                           ",\"bytes\":" + std::to_string(c.read_bytes) +
+                           ",\"logical_ranges\":" + std::to_string(c.logical_ranges) + "}\n";
   std::fputs(line.c_str(), stderr);
 }
 
