@@ -6,6 +6,8 @@ namespace lancet::table {
 Result<uint64_t> DeleteWhere(const Dataset& dataset, const std::string& predicate, int max_commit_attempts) {
   // The scan reads the predicate's columns batch by batch and keeps only the matching
   // addresses, so memory follows the matches, not the version.
+  // An empty filter means "every row" to a scan; here it is a mistake, not a request.
+  if (predicate.empty()) return Status::InvalidArgument(dataset.uri() + ": predicate is empty");
   ScanOptions scan;
   scan.columns = {"_rowaddr"};
   scan.filter = predicate;

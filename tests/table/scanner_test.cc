@@ -394,6 +394,36 @@ TEST_F(ScannerTest, ReadsAsItIsPulled) {
   EXPECT_LT(after_drop * 6, full);
 }
 
+// DeleteWhere streams the predicate's columns: it reads a fraction of the table (no
+// payload), deletes what the filter matches, and refuses an empty predicate.
+TEST(ScannerDeleteWhere, ReadsOnlyThePredicateColumns) {
+  auto store = io::NewMemoryStore();
+  WriteParams params;
+  params.max_rows_per_file = kFragRows;
+  ASSERT_OK(WriteDataset(store, "d", TestSchema(), {TestRows(0, kFragRows), TestRows(kFragRows, kFragRows)}, params)
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, "d"));
+  EXPECT_TRUE(DeleteWhere(*ds, "").status().IsInvalidArgument());
+  store->stats().Reset();
+  ASSERT_OK(ReadAllBatches(**ds->NewScan({})).status());
+  const uint64_t full = store->stats().Snapshot().read_bytes;
+  ScanOptions count;
+  count.columns = {"id"};
+  count.filter = "v < 100";
+  ASSERT_OK_AND_ASSIGN(auto matching, ReadAllBatches(**ds->NewScan(count)));
+  uint64_t expected = 0;
+  for (const RecordBatch& b : matching) expected += static_cast<uint64_t>(b.num_rows);
+  ASSERT_GT(expected, 0u);
+  store->stats().Reset();
+  ASSERT_OK_AND_ASSIGN(uint64_t version, DeleteWhere(*ds, "v < 100"));
+  EXPECT_LT(store->stats().Snapshot().read_bytes * 20, full);
+  ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(store, "d"));
+  EXPECT_EQ(after->version(), version);
+  EXPECT_EQ(after->CountRows(), 2 * kFragRows - expected);
+  ASSERT_OK_AND_ASSIGN(auto left, ReadAllBatches(**after->NewScan(count)));
+  EXPECT_TRUE(left.empty());
+}
+
 // A scan exported as an ArrowArrayStream pulls batch by batch and imports back equal;
 // the imported buffers are the scan's own (no copy on the way).
 TEST_F(ScannerTest, ExportsAsArrowArrayStream) {

@@ -57,7 +57,7 @@ struct ScanOptions {
   /// (paths under one top-level column merge). "_rowid" and "_rowaddr" may be listed
   /// too (then they are output even without the flags below).
   std::vector<std::string> columns;
-  /// A predicate in the filter language (docs/cli.md "Filters"); empty = every row.
+  /// A predicate in DeleteWhere's filter language (docs/cli.md, delete); empty = every row.
   /// Its columns are read first; the other columns only for the rows that pass.
   std::string filter;
   uint64_t batch_size = 65536;
