@@ -112,7 +112,6 @@ class DatasetImpl final : public Dataset, public ScanSource {
     return MakeScanner(*this, *this, options);
   }
   // ScanSource: the scanner reads through the same paths as take.
-  size_t num_fragments() const override { return frags_.size(); }
   Result<std::shared_ptr<const Roaring>> FragmentDeletions(size_t frag_idx) const override {
     return Deletions(frag_idx);
   }

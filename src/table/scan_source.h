@@ -14,12 +14,11 @@
 
 namespace lancet::table {
 
-/// Fragments are numbered 0..num_fragments()-1 in ascending fragment id (the order of
-/// Dataset::fragments()). Thread-safe: the scanner calls it from several threads.
+/// Fragments are indexes into Dataset::fragments() (ascending fragment id).
+/// Thread-safe: the scanner calls it from several threads.
 class ScanSource {
  public:
   virtual ~ScanSource() = default;
-  virtual size_t num_fragments() const = 0;
   /// The fragment's deleted offsets; null when it has no deletion file. Errors name the file.
   virtual Result<std::shared_ptr<const Roaring>> FragmentDeletions(size_t frag_idx) const = 0;
   /// Rows [begin, end) of `field` (a read_schema() field, or one pruned to some of its
