@@ -1,9 +1,14 @@
-// Full scan and random take on a reference-written dataset, Lancet vs the reference.
+// Full scan, filtered scan and random take on a reference-written dataset, Lancet vs
+// the reference.
 //
-//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns|take-column=NAME]
+//   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR]
+//              [--only scan|take|take-columns|take-column=NAME]
 //
-// The reference's numbers come from tests/peer/bench.mjs (scan, take) run on the
-// same dataset just before (scripts/bench.sh); rows are chosen with the same recipe
+// The reference's numbers come from tests/peer/bench.mjs (scan, filter-scan, take) run
+// on the same dataset just before (scripts/bench.sh); scans go through NewScan and
+// drain the stream; the filtered scan (default "value > 990", 1 % of the mixed
+// dataset, every column) also prints its bytes read against the unfiltered scan's.
+// Rows are chosen with the same recipe
 // (Rand(seed, "bench/take").u32() % rows, repeats skipped), so both take the same rows.
 #include <algorithm>
 #include <chrono>
@@ -51,14 +56,15 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--only scan|take|take-columns|take-column=NAME]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
   size_t count = 1000;
   uint64_t seed = 42;
   int reps = 5;
-  std::string only;  // "scan", "take" or "take-columns": time just that (for profiling)
+  std::string only;  // "scan", "take", "take-columns" or "take-column=NAME": just that (for profiling)
+  std::string where = "value > 990";
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--ref") ref_path = argv[i + 1];
@@ -66,6 +72,7 @@ int main(int argc, char** argv) {
     else if (k == "--seed") seed = std::stoull(argv[i + 1]);
     else if (k == "--reps") reps = std::stoi(argv[i + 1]);
     else if (k == "--only") only = argv[i + 1];
+    else if (k == "--where") where = argv[i + 1];
   }
 
   auto opened = Dataset::Open(path);
@@ -94,16 +101,38 @@ int main(int argc, char** argv) {
 
   nlohmann::json out;
   const bool do_scan = only.empty() || only == "scan", do_take = only.empty() || only == "take";
+  // Drains a NewScan stream, batch by batch (nothing is kept): rows seen.
+  auto drain = [&](const lancet::table::ScanOptions& o) {
+    auto reader = ds->NewScan(o);
+    if (!reader.ok()) Die(reader.status());
+    uint64_t n = 0;
+    while (true) {
+      auto b = (*reader)->Next();
+      if (!b.ok()) Die(b.status());
+      if (!*b) return n;
+      n += static_cast<uint64_t>((*b)->num_rows);
+    }
+  };
+  uint64_t full_bytes = 0, filtered_bytes = 0, filtered_rows = 0;
+  auto bytes_of = [&](const lancet::table::ScanOptions& o, uint64_t* rows_out) {
+    auto b0 = ds->store()->stats().Snapshot().read_bytes;
+    uint64_t n = drain(o);
+    if (rows_out) *rows_out = n;
+    return ds->store()->stats().Snapshot().read_bytes - b0;
+  };
   auto scan_all = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] {
-    auto r = ds->Scan();
-    if (!r.ok()) Die(r.status());
+    if (drain({}) != rows) Die(lancet::Status::Internal("scan returned the wrong row count"));
   });
   lancet::table::ScanOptions two;
   two.columns = {"id", "value"};
-  auto scan_two = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] {
-    auto r = ds->Scan(two);
-    if (!r.ok()) Die(r.status());
-  });
+  auto scan_two = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] { drain(two); });
+  lancet::table::ScanOptions filtered;
+  filtered.filter = where;
+  auto scan_filtered = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] { drain(filtered); });
+  if (do_scan) {
+    full_bytes = bytes_of({}, nullptr);
+    filtered_bytes = bytes_of(filtered, &filtered_rows);
+  }
   auto before = ds->store()->stats().Snapshot();
   auto take = Time(do_take ? 1 : 0, do_take ? reps : 0, [&] {
     auto r = ds->TakeRowAddresses(addrs);
@@ -129,13 +158,17 @@ int main(int argc, char** argv) {
 
   out["lancet"] = {{"scan_ms", Median(scan_all)},
                    {"scan_id_value_ms", Median(scan_two)},
+                   {"filter_scan_ms", Median(scan_filtered)},
+                   {"filter_scan_rows", filtered_rows},
+                   {"filter_scan_bytes", filtered_bytes},
+                   {"scan_bytes", full_bytes},
                    {"take_ms", Median(take)},
                    {"take_requests_per_value", requests_per_value},
                    {"rows", rows},
                    {"take_count", count}};
 
   // Reference numbers: the scan/take lines bench.mjs printed for this dataset.
-  double ref_scan = 0, ref_scan_two = 0, ref_take = 0;
+  double ref_scan = 0, ref_scan_two = 0, ref_take = 0, ref_filter = 0;
   if (!ref_path.empty()) {
     std::ifstream in(ref_path);
     std::string line;
@@ -147,18 +180,27 @@ int main(int argc, char** argv) {
       if (j["op"] == "scan" && !two) ref_scan = j["median_ms"];
       if (j["op"] == "scan" && two) ref_scan_two = j["median_ms"];
       if (j["op"] == "take") ref_take = j["median_ms"];
+      if (j["op"] == "filter-scan") ref_filter = j["median_ms"];
     }
   }
   auto ratio = [](double ref, double ours) { return ours > 0 && ref > 0 ? ref / ours : 0.0; };
-  out["reference"] = {{"scan_ms", ref_scan}, {"scan_id_value_ms", ref_scan_two}, {"take_ms", ref_take}};
+  out["reference"] = {
+      {"scan_ms", ref_scan}, {"scan_id_value_ms", ref_scan_two}, {"filter_scan_ms", ref_filter}, {"take_ms", ref_take}};
   out["speedup"] = {{"scan", ratio(ref_scan, Median(scan_all))},
                     {"scan_id_value", ratio(ref_scan_two, Median(scan_two))},
+                    {"filter_scan", ratio(ref_filter, Median(scan_filtered))},
                     {"take", ratio(ref_take, Median(take))}};
   std::printf("%-22s %12s %12s %9s\n", "operation", "reference", "lancet", "speedup");
   std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", "full scan", ref_scan, Median(scan_all),
               ratio(ref_scan, Median(scan_all)));
   std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", "scan id,value", ref_scan_two, Median(scan_two),
               ratio(ref_scan_two, Median(scan_two)));
+  std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", "filtered scan", ref_filter, Median(scan_filtered),
+              ratio(ref_filter, Median(scan_filtered)));
+  std::printf("filtered scan (%s): %llu rows, %.1f %% of the unfiltered scan's %llu bytes\n", where.c_str(),
+              static_cast<unsigned long long>(filtered_rows),
+              full_bytes ? 100.0 * double(filtered_bytes) / double(full_bytes) : 0.0,
+              static_cast<unsigned long long>(full_bytes));
   std::printf("%-22s %10.1fms %10.1fms %8.2fx\n", ("take " + std::to_string(count) + " rows").c_str(), ref_take,
               Median(take), ratio(ref_take, Median(take)));
   std::printf("read requests per taken value: %.3f\n", requests_per_value);

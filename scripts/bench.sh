@@ -26,9 +26,11 @@ if [ "$WHAT" != blob ] && [ "$WHAT" != video ] && [ "$WHAT" != audio ] && [ "$WH
   node "$B" --op make-dataset --out "$DS" --rows "$ROWS" --quiet > "$DATA/make.jsonl"
 fi
 if [ "$WHAT" = all ] || [ "$WHAT" = read ]; then
-  echo "bench: timing the reference (bench.mjs scan, take)" >&2
+  echo "bench: timing the reference (bench.mjs scan, take, filter-scan)" >&2
   node "$B" --op scan,take "$DS" --quiet > "$DATA/ref.jsonl"
   node "$B" scan "$DS" --columns id,value --quiet >> "$DATA/ref.jsonl"
+  # 1 % of the mixed rows (value is uniform in [0, 1000)), every column.
+  node "$B" filter-scan "$DS" --where "value > 990" --quiet >> "$DATA/ref.jsonl"
   echo "bench: timing Lancet" >&2
   "$BUILD/bin/read_bench" "$DS" --ref "$DATA/ref.jsonl"
 fi

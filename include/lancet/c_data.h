@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "lancet/array.h"
+#include "lancet/record_batch_reader.h"
 
 // The C structs are defined by the Arrow specification and must stay byte-for-byte
 // identical to it; the guards let this header coexist with any other definition.
@@ -107,6 +109,11 @@ Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema);
 /// get_next hands out each batch once, then signals the end. Not thread-safe:
 /// the consumer calls the stream from one thread at a time, as the spec requires.
 Status ExportBatchStream(Schema schema, std::vector<RecordBatch> batches, ArrowArrayStream* out);
+/// \brief Exports `reader` as a stream that pulls one batch per get_next (a scan stays
+/// streaming, and its batches' buffers are shared, not copied); `out` owns the reader
+/// until released. A reader error becomes get_next's errno (EINVAL, EIO, ENOSYS) and
+/// get_last_error's message. Not thread-safe, as above.
+Status ExportBatchStream(std::unique_ptr<RecordBatchReader> reader, ArrowArrayStream* out);
 /// Drains `stream` (then releases it) into its schema and batches.
 Result<std::pair<Schema, std::vector<RecordBatch>>> ImportBatchStream(ArrowArrayStream* stream);
 

@@ -20,6 +20,7 @@
 #include "table/external_stores.h"
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
+#include "table/scanner.h"
 #include "util/array_builder.h"
 
 namespace lancet::table {
@@ -74,7 +75,7 @@ struct FragmentState {
   std::string deletion_path;
 };
 
-class DatasetImpl final : public Dataset {
+class DatasetImpl final : public Dataset, public ScanSource {
  public:
   // `uri` is the URI the dataset was opened by ("" for a store and root).
   static Result<std::unique_ptr<Dataset>> Make(std::shared_ptr<io::ObjectStore> store, std::string root,
@@ -107,7 +108,27 @@ class DatasetImpl final : public Dataset {
   uint64_t CountRows() const override { return num_rows_; }
   std::map<std::string, std::string> Describe() const override;
 
-  Result<std::vector<RecordBatch>> Scan(const ScanOptions& options) const override;
+  Result<std::unique_ptr<RecordBatchReader>> NewScan(const ScanOptions& options) const override {
+    return MakeScanner(*this, *this, options);
+  }
+  // ScanSource: the scanner reads through the same paths as take.
+  Result<std::shared_ptr<const Roaring>> FragmentDeletions(size_t frag_idx) const override {
+    return Deletions(frag_idx);
+  }
+  Result<Array> ReadFragmentRange(size_t frag_idx, const Field& field, uint64_t begin, uint64_t end) const override {
+    return ReadFieldRange(frags_[frag_idx], field, begin, end);
+  }
+  Result<Array> ReadFragmentOffsets(size_t frag_idx, const Field& field,
+                                    std::span<const uint64_t> offsets) const override {
+    return ReadFieldRows(frags_[frag_idx], field, offsets);
+  }
+  std::vector<uint64_t> FragmentRowIds(size_t frag_idx, std::span<const uint64_t> offsets) const override {
+    const FragmentState& frag = frags_[frag_idx];
+    std::vector<uint64_t> ids;
+    ids.reserve(offsets.size());
+    for (uint64_t o : offsets) ids.push_back(frag.row_ids ? frag.row_ids->Get(o) : RowAddress(frag.pb->id(), o));
+    return ids;
+  }
   Result<RecordBatch> TakeRowAddresses(std::span<const uint64_t> addresses,
                                        const std::vector<std::string>& columns) const override {
     return Take(addresses, nullptr, columns);
@@ -163,8 +184,6 @@ class DatasetImpl final : public Dataset {
   Result<std::pair<int, std::vector<int>>> PlanField(const FragmentState& frag, const Field& field) const;
   Result<Array> ReadFieldRange(const FragmentState& frag, const Field& field, uint64_t begin, uint64_t end) const;
   Result<Array> ReadFieldRows(const FragmentState& frag, const Field& field, std::span<const uint64_t> rows) const;
-  Result<RecordBatch> ReadFragmentRows(size_t frag_idx, const Projection& proj,
-                                       const std::vector<uint64_t>& offsets) const;
   Result<RecordBatch> Take(std::span<const uint64_t> addresses, const std::span<const uint64_t>* row_ids,
                            const std::vector<std::string>& columns) const;
   Result<std::pair<size_t, uint64_t>> LocateAddress(uint64_t address) const;
@@ -638,109 +657,6 @@ Result<Array> DatasetImpl::ReadFieldRows(const FragmentState& frag, const Field&
   if (!blob_info_ || !HasBlobDescriptor(field)) return reader->Take(field, plan.second, rows);
   ASSIGN_OR_RETURN(Array physical, reader->Take(ToBlobInfoPhysical(field), plan.second, rows));
   return BlobInfoToRead(field, physical);
-}
-
-// `offsets` ascending, all live.
-Result<RecordBatch> DatasetImpl::ReadFragmentRows(size_t frag_idx, const Projection& proj,
-                                                  const std::vector<uint64_t>& offsets) const {
-  const FragmentState& frag = frags_[frag_idx];
-  RecordBatch batch;
-  batch.schema = proj.schema;
-  batch.num_rows = static_cast<int64_t>(offsets.size());
-  uint64_t first = offsets.front(), span = offsets.back() - first + 1;
-  bool contiguous = span == offsets.size();
-  // Dense selections decode the covering range and drop the deleted rows; sparse ones
-  // let the file reader fetch only the rows they need.
-  bool dense = offsets.size() * 2 >= span;
-  std::vector<int64_t> keep;
-  if (dense && !contiguous) {
-    keep.reserve(offsets.size());
-    for (uint64_t o : offsets) keep.push_back(static_cast<int64_t>(o - first));
-  }
-  // Columns decode independently, so they run in parallel.
-  std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
-  bool remote = false;
-  if (!proj.fields.empty()) {
-    ASSIGN_OR_RETURN(remote, Remote(frag));
-  }
-  ParallelFor(ColumnPool(remote), proj.fields.size(), ColumnParallelism(remote, proj.fields.size()), [&](size_t i) {
-    cols[i] = [&]() -> Result<Array> {
-      const Field& field = read_schema_.fields[proj.fields[i]];
-      Array col;
-      if (dense) {
-        ASSIGN_OR_RETURN(col, ReadFieldRange(frag, field, first, first + span));
-        if (!contiguous) {
-          ASSIGN_OR_RETURN(col, TakeRows(col, keep));
-        }
-      } else {
-        ASSIGN_OR_RETURN(col, ReadFieldRows(frag, field, offsets));
-      }
-      if (col.length != batch.num_rows) {
-        return Status::Internal(manifest_path_ + ": column '" + field.name + "' of fragment " +
-                                std::to_string(frag.pb->id()) + " decoded " + std::to_string(col.length) + " rows, " +
-                                std::to_string(batch.num_rows) + " expected");
-      }
-      return col;
-    }();
-  });
-  for (auto& col : cols) {
-    RETURN_IF_ERROR(col.status());
-    batch.columns.push_back(col.MoveValue());
-  }
-  if (proj.row_id) {
-    std::vector<uint64_t> ids;
-    ids.reserve(offsets.size());
-    if (frag.row_ids) {
-      for (uint64_t o : offsets) ids.push_back(frag.row_ids->Get(o));
-    } else {
-      for (uint64_t o : offsets) ids.push_back(RowAddress(frag.pb->id(), o));
-    }
-    batch.columns.push_back(U64Array(std::move(ids)));
-  }
-  if (proj.row_addr) {
-    std::vector<uint64_t> addrs;
-    addrs.reserve(offsets.size());
-    for (uint64_t o : offsets) addrs.push_back(RowAddress(frag.pb->id(), o));
-    batch.columns.push_back(U64Array(std::move(addrs)));
-  }
-  return batch;
-}
-
-Result<std::vector<RecordBatch>> DatasetImpl::Scan(const ScanOptions& options) const {
-  if (options.batch_size == 0) return Status::InvalidArgument("scan batch_size must be at least 1");
-  ASSIGN_OR_RETURN(Projection proj, Project(options.columns, options.with_row_id, options.with_row_addr));
-  std::vector<RecordBatch> out;
-  uint64_t remaining = options.limit.value_or(std::numeric_limits<uint64_t>::max());
-  for (uint64_t id : options.fragment_ids) {
-    if (!frag_index_.count(id)) {
-      return Status::NotFound(uri() + ": fragment " + std::to_string(id) + " is not in version " +
-                              std::to_string(manifest_.version()));
-    }
-  }
-  for (size_t frag_idx = 0; frag_idx < frags_.size() && remaining > 0; ++frag_idx) {
-    const FragmentState& frag = frags_[frag_idx];
-    if (!options.fragment_ids.empty() && std::find(options.fragment_ids.begin(), options.fragment_ids.end(),
-                                                   frag.pb->id()) == options.fragment_ids.end()) {
-      continue;
-    }
-    uint64_t physical = frag.pb->physical_rows();
-    ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, Deletions(frag_idx));
-    uint64_t pos = 0;
-    while (pos < physical && remaining > 0) {
-      uint64_t want = std::min(options.batch_size, remaining);
-      std::vector<uint64_t> offsets;
-      offsets.reserve(static_cast<size_t>(std::min(want, physical - pos)));
-      while (pos < physical && offsets.size() < want) {
-        if (!deleted || !deleted->contains(static_cast<uint32_t>(pos))) offsets.push_back(pos);
-        ++pos;
-      }
-      if (offsets.empty()) break;
-      ASSIGN_OR_RETURN(RecordBatch batch, ReadFragmentRows(frag_idx, proj, offsets));
-      remaining -= offsets.size();
-      out.push_back(std::move(batch));
-    }
-  }
-  return out;
 }
 
 Result<std::pair<size_t, uint64_t>> DatasetImpl::LocateAddress(uint64_t address) const {

@@ -1,25 +1,23 @@
-// DeleteWhere: find the rows a predicate matches, then delete them by address.
+// DeleteWhere: stream the addresses of the rows a predicate matches, then delete them.
 #include "lancet/table/write.h"
-#include "table/predicate.h"
 
 namespace lancet::table {
 
 Result<uint64_t> DeleteWhere(const Dataset& dataset, const std::string& predicate, int max_commit_attempts) {
-  auto bound = BoundPredicate::Bind(predicate, dataset.read_schema());
-  if (!bound.ok()) return bound.status().WithContext(dataset.uri());
+  // The scan reads the predicate's columns batch by batch and keeps only the matching
+  // addresses, so memory follows the matches, not the version.
+  // An empty filter means "every row" to a scan; here it is a mistake, not a request.
+  if (predicate.empty()) return Status::InvalidArgument(dataset.uri() + ": predicate is empty");
   ScanOptions scan;
-  scan.columns = bound->columns();
-  scan.with_row_addr = true;
-  ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, dataset.Scan(scan));
+  scan.columns = {"_rowaddr"};
+  scan.filter = predicate;
+  ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
   std::vector<uint64_t> addresses;
-  for (const RecordBatch& batch : batches) {
-    ASSIGN_OR_RETURN(std::vector<bool> match, bound->Evaluate(batch));
-    int addr_col = batch.schema.FieldIndex("_rowaddr");
-    if (addr_col < 0) return Status::Internal(dataset.uri() + ": the scan returned no _rowaddr column");
-    const uint64_t* addr = batch.columns[static_cast<size_t>(addr_col)].values<uint64_t>();
-    for (size_t i = 0; i < match.size(); ++i) {
-      if (match[i]) addresses.push_back(addr[i]);
-    }
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+    if (!batch) break;
+    const uint64_t* addr = batch->columns.back().values<uint64_t>();
+    addresses.insert(addresses.end(), addr, addr + batch->num_rows);
   }
   if (addresses.empty()) return dataset.version();
   return DeleteRows(dataset, addresses, max_commit_attempts);

@@ -574,35 +574,40 @@ Array SliceRows(const Array& a, int64_t begin, int64_t length) {
 // Streams
 
 struct ExportedStream {
-  Schema schema;
-  std::vector<RecordBatch> batches;
-  size_t next = 0;
+  std::unique_ptr<RecordBatchReader> reader;
   std::string last_error;
 };
 
 int StreamError(ArrowArrayStream* s, const Status& st) {
   auto* priv = static_cast<ExportedStream*>(s->private_data);
   priv->last_error = st.ToString();
-  return st.code() == StatusCode::kNotSupported ? ENOSYS : EINVAL;
+  return st.code() == StatusCode::kNotSupported ? ENOSYS : (st.code() == StatusCode::kIOError ? EIO : EINVAL);
 }
 
 int StreamGetSchema(ArrowArrayStream* s, ArrowSchema* out) {
   auto* priv = static_cast<ExportedStream*>(s->private_data);
-  Status st = ExportSchema(priv->schema, out);
+  Status st = ExportSchema(priv->reader->schema(), out);
   return st.ok() ? 0 : StreamError(s, st);
 }
 
 int StreamGetNext(ArrowArrayStream* s, ArrowArray* out) {
   auto* priv = static_cast<ExportedStream*>(s->private_data);
-  if (priv->next >= priv->batches.size()) {
+  // Each batch is pulled when the consumer asks, so a scan streams through.
+  Result<std::optional<RecordBatch>> next = priv->reader->Next();
+  if (!next.ok()) {
+    MarkReleased(out);
+    return StreamError(s, next.status());
+  }
+  if (!next->has_value()) {
     MarkReleased(out);  // end of stream
     return 0;
   }
-  Status st = ExportRecordBatch(priv->batches[priv->next], out);
-  if (!st.ok()) return StreamError(s, st);
-  // Hand each batch out once; the exported array now holds its buffers.
-  priv->batches[priv->next++] = RecordBatch();
-  return 0;
+  if ((*next)->schema.fields != priv->reader->schema().fields) {
+    MarkReleased(out);
+    return StreamError(s, Status::Internal("stream batch schema differs from the stream's"));
+  }
+  Status st = ExportRecordBatch(**next, out);
+  return st.ok() ? 0 : StreamError(s, st);
 }
 
 const char* StreamLastError(ArrowArrayStream* s) {
@@ -713,9 +718,14 @@ Status ExportBatchStream(Schema schema, std::vector<RecordBatch> batches, ArrowA
   for (const RecordBatch& b : batches) {
     if (b.schema.fields != schema.fields) return Status::InvalidArgument("stream batch schema differs from the stream's");
   }
+  return ExportBatchStream(MakeBatchVectorReader(std::move(schema), std::move(batches)), out);
+}
+
+Status ExportBatchStream(std::unique_ptr<RecordBatchReader> reader, ArrowArrayStream* out) {
+  std::memset(out, 0, sizeof(*out));
+  if (!reader) return Status::InvalidArgument("ExportBatchStream needs a reader");
   auto priv = std::make_unique<ExportedStream>();
-  priv->schema = std::move(schema);
-  priv->batches = std::move(batches);
+  priv->reader = std::move(reader);
   out->get_schema = &StreamGetSchema;
   out->get_next = &StreamGetNext;
   out->get_last_error = &StreamLastError;

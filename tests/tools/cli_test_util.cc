@@ -34,7 +34,8 @@ int RunLancet(const std::vector<std::string>& args) {
                                    AddImportCommand(app),  AddExportCommand(app),  AddDeleteCommand(app),
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
                                    AddCompactCommand(app), AddCleanupCommand(app), AddBlobCommand(app),
-                                   AddIngestCommand(app),  AddExtractCommand(app)};
+                                   AddIngestCommand(app),  AddExtractCommand(app), AddTakeCommand(app),
+                                   AddCountCommand(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);

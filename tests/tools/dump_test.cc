@@ -74,9 +74,10 @@ class FakeDataset : public table::Dataset {
   const std::vector<table::FragmentInfo>& fragments() const override { return fragments_; }
   uint64_t CountRows() const override { return 0; }
   std::map<std::string, std::string> Describe() const override { return {}; }
-  Result<std::vector<RecordBatch>> Scan(const table::ScanOptions& options) const override {
+  Result<std::unique_ptr<RecordBatchReader>> NewScan(const table::ScanOptions& options) const override {
     EXPECT_TRUE(options.with_row_id && options.with_row_addr);
-    return V().batches;
+    Schema schema = V().batches.empty() ? schema_ : V().batches.front().schema;
+    return MakeBatchVectorReader(std::move(schema), V().batches);
   }
   Result<RecordBatch> TakeRowAddresses(std::span<const uint64_t>, const std::vector<std::string>&) const override {
     return Status::NotSupported("take");

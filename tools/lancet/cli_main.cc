@@ -27,11 +27,11 @@ int RunMain(int argc, char** argv) {
       ->allow_extra_args(false);
   app.fallthrough();
   std::vector<Command> commands = {
-      AddInfoCommand(app),        AddScanCommand(app),         AddTakeCommand(app),        AddBlobCommand(app),
-      AddDumpCommand(app),        AddImportCommand(app),       AddExportCommand(app),      AddIngestCommand(app),
-      AddDeleteCommand(app),      AddTagCommand(app),          AddRestoreCommand(app),     AddAddColumnsCommand(app),
-      AddCompactCommand(app),     AddCleanupCommand(app),      AddExtractCommand(app),     AddExtractFrameCommand(app),
-      AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app)};
+      AddInfoCommand(app),        AddScanCommand(app),         AddTakeCommand(app),         AddBlobCommand(app),
+      AddDumpCommand(app),        AddImportCommand(app),       AddExportCommand(app),       AddIngestCommand(app),
+      AddDeleteCommand(app),      AddTagCommand(app),          AddRestoreCommand(app),      AddAddColumnsCommand(app),
+      AddCompactCommand(app),     AddCleanupCommand(app),      AddExtractCommand(app),      AddExtractFrameCommand(app),
+      AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app), AddCountCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "lancet/commands.h"
+#include "lancet/io_stats_line.h"
 #include "lancet/render.h"
 
 namespace lancet::cli {
@@ -17,7 +18,8 @@ struct RowOutputOptions {
   std::string out;
 
   void AddOptions(CLI::App& app) {
-    app.add_option("--columns,-c", columns, "Comma-separated top-level columns (default: all)");
+    app.add_option("--columns,-c", columns,
+                   "Comma-separated columns (default: all); scan also takes nested paths a.b.c, _rowid, _rowaddr");
     app.add_option("--format,-f", format, "Output format")->capture_default_str()->check(CLI::IsMember({"table", "json", "csv"}));
     app.add_option("--max-width", max_width, "Table cells are cut to this many characters")
         ->capture_default_str()
@@ -33,17 +35,24 @@ struct RowOutputOptions {
   }
 };
 
-// The header an empty result still shows: the requested columns (all by default).
-std::vector<std::string> HeaderFor(const Schema& schema, const std::vector<std::string>& columns, bool row_ids) {
+// The header an empty take still shows: the requested columns (all by default).
+std::vector<std::string> HeaderFor(const Schema& schema, const std::vector<std::string>& columns) {
   std::vector<std::string> names = columns;
   if (names.empty()) {
     for (const Field& f : schema.fields) names.push_back(f.name);
   }
-  if (row_ids) {
-    names.push_back("_rowid");
-    names.push_back("_rowaddr");
-  }
   return names;
+}
+
+// Like CheckColumns, for what a scan takes besides top-level names: the row columns and
+// nested paths (whose top-level part is checked here, their members by the scan).
+Status CheckScanColumns(const Schema& schema, const std::vector<std::string>& columns) {
+  std::vector<std::string> tops;
+  for (const std::string& c : columns) {
+    if (c == "_rowid" || c == "_rowaddr" || schema.FieldIndex(c) >= 0) continue;
+    tops.push_back(c.substr(0, c.find('.')));
+  }
+  return CheckColumns(schema, tops);
 }
 
 int WriteRows(const std::vector<RecordBatch>& batches, const RowOutputOptions& o, std::vector<std::string> header) {
@@ -68,8 +77,11 @@ struct ScanState {
   std::string dataset;
   VersionSelector selector;
   RowOutputOptions output;
+  std::string where;
+  uint64_t offset = 0;
   std::optional<uint64_t> limit;
   bool row_ids = false;
+  bool io_stats = false;
   uint64_t batch_size = 65536;
 
   int Run() const {
@@ -77,19 +89,32 @@ struct ScanState {
     if (!ds.ok()) return ReportError(ds.status());
     table::ScanOptions scan;
     scan.columns = SplitList(output.columns);
-    if (Status st = CheckColumns((*ds)->schema(), scan.columns); !st.ok()) {
+    if (Status st = CheckScanColumns((*ds)->schema(), scan.columns); !st.ok()) {
       return ReportUsage(dataset + ": " + st.message());
     }
+    scan.filter = where;
+    scan.offset = offset;
     scan.limit = limit;
     scan.with_row_id = row_ids;
     scan.with_row_addr = row_ids;
     scan.batch_size = batch_size;
-    auto batches = (*ds)->Scan(scan);
-    if (!batches.ok()) {
-      if (IsUserError(batches.status())) return ReportUsage(dataset + ": " + batches.status().message());
-      return ReportError(batches.status(), dataset);
+    auto reader = (*ds)->NewScan(scan);
+    if (!reader.ok()) {
+      const Status& st = reader.status();
+      if (IsUserError(st) || st.IsNotFound()) return ReportUsage(st.message());
+      return ReportError(st, dataset);
     }
-    return WriteRows(*batches, output, HeaderFor((*ds)->schema(), scan.columns, row_ids));
+    auto sink = OutputSink::Open(output.out);
+    if (!sink.ok()) return ReportError(sink.status());
+    // Rows are written as batches arrive: the scan is never held whole.
+    Status st = RenderRowStream(**reader, output.Render(), **sink);
+    if (!st.ok()) {
+      (*sink)->Abandon();
+      return ReportError(st, dataset);
+    }
+    st = (*sink)->Close();
+    if (io_stats) PrintIoStats(**ds);
+    return st.ok() ? kExitOk : ReportError(st);
   }
 };
 
@@ -99,6 +124,7 @@ struct TakeState {
   RowOutputOptions output;
   std::string rows;
   bool addresses = false;
+  bool io_stats = false;
 
   int Run() const {
     auto ids = ParseU64List(rows);
@@ -115,7 +141,9 @@ struct TakeState {
     }
     std::vector<RecordBatch> batches;
     batches.push_back(batch.MoveValue());
-    return WriteRows(batches, output, HeaderFor((*ds)->schema(), columns, false));
+    const int rc = WriteRows(batches, output, HeaderFor((*ds)->schema(), columns));
+    if (io_stats) PrintIoStats(**ds);
+    return rc;
   }
 };
 
@@ -127,9 +155,12 @@ Command AddScanCommand(CLI::App& root) {
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->selector.AddOptions(*app);
   state->output.AddOptions(*app);
+  app->add_option("--where,-w", state->where, "Only rows for which this filter is true (docs/cli.md, Filters)");
+  app->add_option("--offset", state->offset, "Skip this many rows (after the filter) first");
   app->add_option("--limit,-n", state->limit, "Stop after this many rows");
   app->add_option("--batch-size", state->batch_size, "Rows per scan batch")->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   app->add_flag("--row-ids", state->row_ids, "Add the _rowid and _rowaddr columns");
+  AddIoStatsFlag(*app, &state->io_stats);
   return {app, [state] { return state->Run(); }};
 }
 
@@ -141,6 +172,7 @@ Command AddTakeCommand(CLI::App& root) {
   app->add_flag("--addresses", state->addresses, "--rows are row addresses ((fragment << 32) | offset)");
   state->selector.AddOptions(*app);
   state->output.AddOptions(*app);
+  AddIoStatsFlag(*app, &state->io_stats);
   return {app, [state] { return state->Run(); }};
 }
 

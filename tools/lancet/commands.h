@@ -11,6 +11,8 @@ namespace lancet::cli {
 Command AddInfoCommand(CLI::App& root);
 Command AddScanCommand(CLI::App& root);
 Command AddTakeCommand(CLI::App& root);
+/// `count DATASET [--where EXPR]`.
+Command AddCountCommand(CLI::App& root);
 /// `blob get|range|locate`: the group node; running it runs the parsed subcommand.
 Command AddBlobCommand(CLI::App& root);
 Command AddDumpCommand(CLI::App& root);

@@ -26,76 +26,86 @@ std::string Pad(const std::string& s, size_t width) {
   return len >= width ? s : s + std::string(width - len, ' ');
 }
 
-Status RenderJson(const std::vector<RecordBatch>& batches, OutputSink& sink) {
+Status JsonRows(const RecordBatch& b, OutputSink& sink) {
   const ValueOptions values = FullValues();
-  for (const RecordBatch& b : batches) {
-    for (int64_t i = 0; i < b.num_rows; ++i) {
-      JsonWriter w(&sink.buffer());
-      w.BeginObject();
-      for (size_t k = 0; k < b.columns.size(); ++k) {
-        w.Key(b.schema.fields[k].name);
-        RETURN_IF_ERROR(WriteValue(w, b.columns[k], i, nullptr, {}, values));
-      }
-      w.EndObject();
-      sink.Append("\n");
-      RETURN_IF_ERROR(sink.MaybeFlush());
+  for (int64_t i = 0; i < b.num_rows; ++i) {
+    JsonWriter w(&sink.buffer());
+    w.BeginObject();
+    for (size_t k = 0; k < b.columns.size(); ++k) {
+      w.Key(b.schema.fields[k].name);
+      RETURN_IF_ERROR(WriteValue(w, b.columns[k], i, nullptr, {}, values));
     }
+    w.EndObject();
+    sink.Append("\n");
+    RETURN_IF_ERROR(sink.MaybeFlush());
   }
   return Status::OK();
 }
 
-std::vector<std::string> HeaderNames(const std::vector<RecordBatch>& batches, const RenderOptions& options) {
-  if (batches.empty()) return options.empty_header;
-  std::vector<std::string> names;
-  for (const Field& f : batches.front().schema.fields) names.push_back(f.name);
-  return names;
+Status CsvRows(const RecordBatch& b, OutputSink& sink) {
+  for (int64_t i = 0; i < b.num_rows; ++i) {
+    for (size_t k = 0; k < b.columns.size(); ++k) {
+      if (k > 0) sink.Append(",");
+      if (b.columns[k].IsNull(i)) continue;
+      ASSIGN_OR_RETURN(std::string text, CellText(b.columns[k], i));
+      sink.Append(CsvField(text));
+    }
+    sink.Append("\r\n");
+    RETURN_IF_ERROR(sink.MaybeFlush());
+  }
+  return Status::OK();
 }
 
-Status RenderCsv(const std::vector<RecordBatch>& batches, const RenderOptions& options, OutputSink& sink) {
-  const std::vector<std::string> names = HeaderNames(batches, options);
+Status RenderCsv(RecordBatchReader& reader, const std::vector<std::string>& names, OutputSink& sink) {
   if (names.empty()) return Status::OK();
   for (size_t k = 0; k < names.size(); ++k) {
     if (k > 0) sink.Append(",");
     sink.Append(CsvField(names[k]));
   }
   sink.Append("\r\n");
-  for (const RecordBatch& b : batches) {
-    for (int64_t i = 0; i < b.num_rows; ++i) {
-      for (size_t k = 0; k < b.columns.size(); ++k) {
-        if (k > 0) sink.Append(",");
-        if (b.columns[k].IsNull(i)) continue;
-        ASSIGN_OR_RETURN(std::string text, CellText(b.columns[k], i));
-        sink.Append(CsvField(text));
-      }
-      sink.Append("\r\n");
-      RETURN_IF_ERROR(sink.MaybeFlush());
-    }
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+    if (!b) return Status::OK();
+    RETURN_IF_ERROR(CsvRows(*b, sink));
   }
-  return Status::OK();
 }
 
-Status RenderTable(const std::vector<RecordBatch>& batches, const RenderOptions& options, OutputSink& sink) {
+// Column widths come from the first width_sample_rows rows, so only the batches
+// holding those are kept back; the rest stream through.
+Status RenderTable(RecordBatchReader& reader, const std::vector<std::string>& names, const RenderOptions& options,
+                   OutputSink& sink) {
   int64_t total = 0;
-  for (const RecordBatch& b : batches) total += b.num_rows;
-  const std::vector<std::string> names = HeaderNames(batches, options);
   if (names.empty()) {
+    while (true) {
+      ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+      if (!b) break;
+      total += b->num_rows;
+    }
     sink.Append("(" + std::to_string(total) + (total == 1 ? " row)\n" : " rows)\n"));
     return Status::OK();
   }
   const size_t max_width = std::max<size_t>(options.max_width, 2);
   std::vector<size_t> widths(names.size());
   for (size_t k = 0; k < names.size(); ++k) widths[k] = Utf8Length(FitCell(names[k], max_width));
+  std::vector<RecordBatch> held;
   size_t sampled = 0;
-  for (const RecordBatch& b : batches) {
-    for (int64_t i = 0; i < b.num_rows && sampled < options.width_sample_rows; ++i, ++sampled) {
-      for (size_t k = 0; k < b.columns.size(); ++k) {
+  bool ended = false;
+  while (sampled < options.width_sample_rows) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+    if (!b) {
+      ended = true;
+      break;
+    }
+    for (int64_t i = 0; i < b->num_rows && sampled < options.width_sample_rows; ++i, ++sampled) {
+      for (size_t k = 0; k < b->columns.size(); ++k) {
         std::string text = "null";
-        if (!b.columns[k].IsNull(i)) {
-          ASSIGN_OR_RETURN(text, CellText(b.columns[k], i));
+        if (!b->columns[k].IsNull(i)) {
+          ASSIGN_OR_RETURN(text, CellText(b->columns[k], i));
         }
         widths[k] = std::max(widths[k], Utf8Length(FitCell(text, max_width)));
       }
     }
+    held.push_back(std::move(*b));
   }
   auto emit_line = [&](const std::vector<std::string>& cells) {
     std::string line;
@@ -116,7 +126,8 @@ Status RenderTable(const std::vector<RecordBatch>& batches, const RenderOptions&
     rule += std::string(widths[k], '-');
   }
   sink.Append(rule + "\n");
-  for (const RecordBatch& b : batches) {
+  auto emit_batch = [&](const RecordBatch& b) -> Status {
+    total += b.num_rows;
     for (int64_t i = 0; i < b.num_rows; ++i) {
       cells.clear();
       for (size_t k = 0; k < b.columns.size(); ++k) {
@@ -130,9 +141,34 @@ Status RenderTable(const std::vector<RecordBatch>& batches, const RenderOptions&
       emit_line(cells);
       RETURN_IF_ERROR(sink.MaybeFlush());
     }
+    return Status::OK();
+  };
+  for (const RecordBatch& b : held) RETURN_IF_ERROR(emit_batch(b));
+  held.clear();
+  while (!ended) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+    if (!b) break;
+    RETURN_IF_ERROR(emit_batch(*b));
   }
   sink.Append("(" + std::to_string(total) + (total == 1 ? " row)\n" : " rows)\n"));
   return Status::OK();
+}
+
+Status Render(RecordBatchReader& reader, const std::vector<std::string>& names, const RenderOptions& options,
+              OutputSink& sink) {
+  switch (options.format) {
+    case RowFormat::kJson:
+      while (true) {
+        ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+        if (!b) return Status::OK();
+        RETURN_IF_ERROR(JsonRows(*b, sink));
+      }
+    case RowFormat::kCsv:
+      return RenderCsv(reader, names, sink);
+    case RowFormat::kTable:
+      return RenderTable(reader, names, options, sink);
+  }
+  return Status::Internal("unknown row format");
 }
 
 }  // namespace
@@ -184,15 +220,21 @@ std::string CsvField(const std::string& text) {
 }
 
 Status RenderRows(const std::vector<RecordBatch>& batches, const RenderOptions& options, OutputSink& sink) {
-  switch (options.format) {
-    case RowFormat::kJson:
-      return RenderJson(batches, sink);
-    case RowFormat::kCsv:
-      return RenderCsv(batches, options, sink);
-    case RowFormat::kTable:
-      return RenderTable(batches, options, sink);
+  std::vector<std::string> names = options.empty_header;
+  Schema schema;
+  if (!batches.empty()) {
+    schema = batches.front().schema;
+    names.clear();
+    for (const Field& f : schema.fields) names.push_back(f.name);
   }
-  return Status::Internal("unknown row format");
+  auto reader = MakeBatchVectorReader(std::move(schema), batches);
+  return Render(*reader, names, options, sink);
+}
+
+Status RenderRowStream(RecordBatchReader& reader, const RenderOptions& options, OutputSink& sink) {
+  std::vector<std::string> names;
+  for (const Field& f : reader.schema().fields) names.push_back(f.name);
+  return Render(reader, names, options, sink);
 }
 
 }  // namespace lancet::cli

@@ -6,6 +6,7 @@
 
 #include "lancet/array.h"
 #include "lancet/json_writer.h"
+#include "lancet/record_batch_reader.h"
 
 namespace lancet::cli {
 
@@ -28,6 +29,10 @@ struct RenderOptions {
 /// cells print strings unquoted and nested values as JSON; nulls are "null" in
 /// tables and empty in CSV. Blob columns show their descriptors.
 Status RenderRows(const std::vector<RecordBatch>& batches, const RenderOptions& options, OutputSink& sink);
+/// As RenderRows, pulling the rows from `reader` as they are written (the header is
+/// the reader's schema): memory holds one batch, or for tables the batches of the
+/// first width_sample_rows rows. Reader errors stop the output and are returned.
+Status RenderRowStream(RecordBatchReader& reader, const RenderOptions& options, OutputSink& sink);
 
 /// Text of one cell as table/CSV show it. Exposed for tests.
 Result<std::string> CellText(const Array& array, int64_t index);

@@ -11,6 +11,7 @@
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
 #include "lancet/io/storage_options.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/table/blob_info_value.h"
 #include "lancet/table/blob_location.h"
 #include "lancet/table/storage_version.h"
@@ -51,16 +52,30 @@ struct FragmentInfo {
 };
 
 struct ScanOptions {
-  /// Top-level names of read_schema(); empty = all. "_rowid" and "_rowaddr" may be
-  /// listed too (then they are output even without the flags below).
+  /// Columns of read_schema() to output, in this order; empty = all. A nested path
+  /// "a.b.c" outputs the top-level struct `a` holding only the members on the path
+  /// (paths under one top-level column merge). "_rowid" and "_rowaddr" may be listed
+  /// too (then they are output even without the flags below).
   std::vector<std::string> columns;
+  /// A predicate in DeleteWhere's filter language (docs/cli.md, delete); empty = every row.
+  /// Its columns are read first; the other columns only for the rows that pass.
+  std::string filter;
   uint64_t batch_size = 65536;
   bool with_row_id = false;    // appends "_rowid" (uint64)
   bool with_row_addr = false;  // appends "_rowaddr" (uint64)
+  /// Rows skipped (after the filter) before the first one output.
+  uint64_t offset = 0;
   std::optional<uint64_t> limit;
   /// Only these fragments (still in id order); empty = all. NotFound for an id that
   /// is not in the version.
   std::vector<uint64_t> fragment_ids;
+  /// Output in row-address order; false hands out batches as they finish.
+  bool ordered = true;
+  /// Batches read and decoded at once (across fragments); 0 = one per CPU core.
+  uint32_t io_parallelism = 0;
+  /// Finished batches a scan may hold ahead of its consumer, on top of those in
+  /// flight; 0 = io_parallelism. Memory is bounded by these two, not the dataset.
+  uint32_t batch_readahead = 0;
 };
 
 /// \brief An opened version of a dataset. Immutable and thread-safe.
@@ -100,11 +115,19 @@ class Dataset {
   /// Manifest facts for `lancet info`: writer, storage version, feature flags...
   virtual std::map<std::string, std::string> Describe() const = 0;
 
-  /// Scans every visible row in row-address order, in batches of at most batch_size
-  /// (a batch never spans two fragments). Columns a fragment lacks (added later by a
-  /// metadata-only schema change) read as nulls. NotFound for an unknown column,
-  /// InvalidArgument for batch_size 0; data and deletion file errors name the file.
-  virtual Result<std::vector<RecordBatch>> Scan(const ScanOptions& options = {}) const = 0;
+  /// \brief Streams the visible rows that pass `options.filter`, in batches of at most
+  /// batch_size (a batch never spans two fragments).
+  ///
+  /// Batches are read as Next() asks for them, with at most io_parallelism +
+  /// batch_readahead batches in flight. Columns a fragment lacks (added later by a
+  /// metadata-only schema change) read as nulls. NotFound for an unknown column or
+  /// fragment, InvalidArgument for batch_size 0 or a filter that does not parse or bind
+  /// (its message names the column); data and deletion file errors, from Next(), name
+  /// the file. REQUIRES: the dataset outlives the reader.
+  virtual Result<std::unique_ptr<RecordBatchReader>> NewScan(const ScanOptions& options = {}) const = 0;
+  /// NewScan drained into memory: materialises the whole result, so only for results
+  /// known to be small (or tests).
+  virtual Result<std::vector<RecordBatch>> Scan(const ScanOptions& options = {}) const;
   /// Rows by row address ((fragment_id << 32) | offset), in the given order (repeats
   /// allowed). `columns` as ScanOptions::columns. NotFound for an address that names no
   /// fragment, lies past its rows, or is deleted.

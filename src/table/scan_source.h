@@ -1,0 +1,34 @@
+// ScanSource: what the scanner needs of an opened dataset version, so the scanner
+// lives in its own files and reads through the same paths as take. Internal to table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <roaring/roaring.hh>
+
+#include "lancet/array.h"
+#include "lancet/result.h"
+
+namespace lancet::table {
+
+/// Fragments are indexes into Dataset::fragments() (ascending fragment id).
+/// Thread-safe: the scanner calls it from several threads.
+class ScanSource {
+ public:
+  virtual ~ScanSource() = default;
+  /// The fragment's deleted offsets; null when it has no deletion file. Errors name the file.
+  virtual Result<std::shared_ptr<const Roaring>> FragmentDeletions(size_t frag_idx) const = 0;
+  /// Rows [begin, end) of `field` (a read_schema() field, or one pruned to some of its
+  /// struct members, same ids); nulls where the fragment lacks the column.
+  virtual Result<Array> ReadFragmentRange(size_t frag_idx, const Field& field, uint64_t begin, uint64_t end) const = 0;
+  /// Rows `offsets` (ascending) of `field`, reading only the ranges they need.
+  virtual Result<Array> ReadFragmentOffsets(size_t frag_idx, const Field& field,
+                                            std::span<const uint64_t> offsets) const = 0;
+  /// The row ids of `offsets` (their addresses without stable row ids).
+  virtual std::vector<uint64_t> FragmentRowIds(size_t frag_idx, std::span<const uint64_t> offsets) const = 0;
+};
+
+}  // namespace lancet::table

@@ -1,0 +1,306 @@
+// The scan reader: plans batches (fragment, live offsets) lazily, keeps a bounded
+// window of them in flight on the CPU pool, and hands them out in order (or as they
+// finish). Offset and limit are applied while planning when there is no filter, so
+// skipped and unwanted rows are never read; with a filter they apply to the output
+// and planning stops once the limit is met.
+#include "table/scanner.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <limits>
+#include <mutex>
+
+#include "table/scan_task.h"
+#include "util/thread_pool.h"
+
+namespace lancet::table {
+namespace {
+
+// Rows [begin, begin + length) of `batch`.
+Result<RecordBatch> SliceRows(const RecordBatch& batch, int64_t begin, int64_t length) {
+  std::vector<int64_t> idx(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) idx[static_cast<size_t>(i)] = begin + i;
+  RecordBatch out;
+  out.schema = batch.schema;
+  out.num_rows = length;
+  for (const Array& col : batch.columns) {
+    ASSIGN_OR_RETURN(Array taken, TakeRows(col, idx));
+    out.columns.push_back(std::move(taken));
+  }
+  return out;
+}
+
+enum class ScanSlotState : uint8_t { kPending, kRunning, kDone, kAbandoned };
+
+struct ScanSlot {
+  ScanTask task;
+  ScanSlotState state = ScanSlotState::kPending;
+  bool submitted = false;
+  Result<RecordBatch> result = Status::Internal("not run");
+};
+
+// What pool jobs share with the reader; they hold it so a reader may go away while
+// jobs it submitted are still queued (those then return without reading).
+struct ScanShared {
+  ScanContext context;
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t submitted = 0;  // jobs queued or running
+  size_t running = 0;    // tasks executing now, in a job or in the consumer
+  bool cancelled = false;
+};
+
+// Picks the next batch's rows; exact offset/limit when the scan has no filter.
+class ScanPlanner {
+ public:
+  ScanPlanner(const Dataset& dataset, const ScanSource& source, std::vector<size_t> frags, uint64_t batch_size,
+              uint64_t offset, std::optional<uint64_t> limit)
+      : dataset_(dataset),
+        source_(source),
+        frags_(std::move(frags)),
+        batch_size_(batch_size),
+        skip_(offset),
+        left_(limit.value_or(std::numeric_limits<uint64_t>::max())) {}
+
+  Result<std::optional<ScanTask>> Next() {
+    while (next_frag_ < frags_.size() && left_ > 0) {
+      const size_t frag_idx = frags_[next_frag_];
+      const FragmentInfo& info = dataset_.fragments()[frag_idx];
+      if (!started_) {
+        // Whole fragments inside the offset are skipped without reading their deletions.
+        const uint64_t live = info.physical_rows - info.deleted_rows;
+        if (skip_ >= live) {
+          skip_ -= live;
+          ++next_frag_;
+          continue;
+        }
+        ASSIGN_OR_RETURN(deleted_, source_.FragmentDeletions(frag_idx));
+        pos_ = 0;
+        started_ = true;
+      }
+      ScanTask task;
+      task.frag_idx = frag_idx;
+      const uint64_t want = std::min(batch_size_, left_);
+      while (pos_ < info.physical_rows && task.offsets.size() < want) {
+        const uint64_t o = pos_++;
+        if (deleted_ && deleted_->contains(static_cast<uint32_t>(o))) continue;
+        if (skip_ > 0) {
+          --skip_;
+          continue;
+        }
+        task.offsets.push_back(o);
+      }
+      if (pos_ >= info.physical_rows) {
+        started_ = false;
+        ++next_frag_;
+      }
+      if (task.offsets.empty()) continue;
+      left_ -= task.offsets.size();
+      return std::optional<ScanTask>(std::move(task));
+    }
+    return std::optional<ScanTask>();
+  }
+
+ private:
+  const Dataset& dataset_;
+  const ScanSource& source_;
+  std::vector<size_t> frags_;
+  uint64_t batch_size_;
+  uint64_t skip_;
+  uint64_t left_;
+  size_t next_frag_ = 0;
+  bool started_ = false;
+  uint64_t pos_ = 0;
+  std::shared_ptr<const Roaring> deleted_;
+};
+
+class ScanReader final : public RecordBatchReader {
+ public:
+  ScanReader(std::shared_ptr<ScanShared> shared, ScanPlanner planner, const ScanOptions& options)
+      : shared_(std::move(shared)),
+        planner_(std::move(planner)),
+        ordered_(options.ordered),
+        parallelism_(options.io_parallelism ? options.io_parallelism : ThreadPool::Cpu().size()),
+        window_size_(parallelism_ + (options.batch_readahead ? options.batch_readahead : parallelism_)) {
+    if (shared_->context.filter) {
+      skip_ = options.offset;
+      left_ = options.limit;
+    }
+  }
+
+  ~ScanReader() override {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    shared_->cancelled = true;
+    // Running tasks read through the dataset, which may go away after us.
+    shared_->cv.wait(lock, [&] { return shared_->running == 0; });
+  }
+
+  const Schema& schema() const override { return shared_->context.projection.schema; }
+
+  Result<std::optional<RecordBatch>> Next() override {
+    if (!error_.ok()) return error_;
+    while (!finished_ && left_.value_or(1) > 0) {
+      if (Status st = Fill(); !st.ok()) return Fail(st);
+      if (window_.empty()) break;
+      std::shared_ptr<ScanSlot> slot = Take();
+      Result<RecordBatch> r = std::move(slot->result);
+      if (!r.ok()) return Fail(r.status());
+      RecordBatch batch = r.MoveValue();
+      if (batch.num_rows == 0) continue;
+      if (skip_ >= static_cast<uint64_t>(batch.num_rows)) {
+        skip_ -= static_cast<uint64_t>(batch.num_rows);
+        continue;
+      }
+      int64_t begin = static_cast<int64_t>(skip_), length = batch.num_rows - begin;
+      skip_ = 0;
+      if (left_) {
+        length = static_cast<int64_t>(std::min<uint64_t>(*left_, static_cast<uint64_t>(length)));
+        *left_ -= static_cast<uint64_t>(length);
+        if (*left_ == 0) Finish();
+      }
+      if (begin != 0 || length != batch.num_rows) {
+        auto sliced = SliceRows(batch, begin, length);
+        if (!sliced.ok()) return Fail(sliced.status());
+        batch = sliced.MoveValue();
+      }
+      return std::optional<RecordBatch>(std::move(batch));
+    }
+    Finish();
+    return std::optional<RecordBatch>();
+  }
+
+ private:
+  Status Fail(Status st) {
+    error_ = std::move(st);
+    Finish();
+    return error_;
+  }
+
+  // No more batches: tasks not yet started are dropped.
+  void Finish() {
+    finished_ = true;
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    for (auto& s : window_) {
+      if (s->state == ScanSlotState::kPending) s->state = ScanSlotState::kAbandoned;
+    }
+    window_.clear();
+  }
+
+  // Plans batches up to the window and hands pending ones to the pool.
+  Status Fill() {
+    while (!planned_all_ && window_.size() < window_size_) {
+      ASSIGN_OR_RETURN(std::optional<ScanTask> task, planner_.Next());
+      if (!task) {
+        planned_all_ = true;
+        break;
+      }
+      auto slot = std::make_shared<ScanSlot>();
+      slot->task = std::move(*task);
+      window_.push_back(std::move(slot));
+    }
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    Dispatch();
+    return Status::OK();
+  }
+
+  // REQUIRES: shared_->mu held.
+  void Dispatch() {
+    for (auto& s : window_) {
+      if (shared_->submitted >= parallelism_) break;
+      if (s->submitted || s->state != ScanSlotState::kPending) continue;
+      s->submitted = true;
+      ++shared_->submitted;
+      ThreadPool::Cpu().Submit([shared = shared_, slot = s] { RunJob(*shared, *slot); });
+    }
+  }
+
+  static void Execute(ScanShared& shared, ScanSlot& slot, std::unique_lock<std::mutex>& lock) {
+    slot.state = ScanSlotState::kRunning;
+    ++shared.running;
+    lock.unlock();
+    Result<RecordBatch> r = RunScanTask(shared.context, slot.task);
+    lock.lock();
+    slot.result = std::move(r);
+    slot.state = ScanSlotState::kDone;
+    --shared.running;
+  }
+
+  static void RunJob(ScanShared& shared, ScanSlot& slot) {
+    std::unique_lock<std::mutex> lock(shared.mu);
+    if (!shared.cancelled && slot.state == ScanSlotState::kPending) Execute(shared, slot, lock);
+    --shared.submitted;
+    lock.unlock();
+    shared.cv.notify_all();
+  }
+
+  // Removes and returns a finished slot: the oldest when ordered, else any done one.
+  // A slot nobody has started yet runs here, so progress never waits on the pool.
+  std::shared_ptr<ScanSlot> Take() {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    for (;;) {
+      auto it = window_.begin();
+      if (!ordered_) {
+        auto done = std::find_if(window_.begin(), window_.end(),
+                                 [](const auto& s) { return s->state == ScanSlotState::kDone; });
+        if (done != window_.end()) it = done;
+      }
+      ScanSlot& slot = **it;
+      if (slot.state == ScanSlotState::kPending) Execute(*shared_, slot, lock);
+      if (slot.state == ScanSlotState::kDone) {
+        std::shared_ptr<ScanSlot> out = std::move(*it);
+        window_.erase(it);
+        return out;
+      }
+      shared_->cv.wait(lock);
+      Dispatch();  // a job finished: its place in the pool goes to the next batch
+    }
+  }
+
+  std::shared_ptr<ScanShared> shared_;
+  ScanPlanner planner_;
+  const bool ordered_;
+  const size_t parallelism_;
+  const size_t window_size_;
+  std::deque<std::shared_ptr<ScanSlot>> window_;  // touched by the consumer thread only
+  bool planned_all_ = false;
+  bool finished_ = false;
+  Status error_;
+  uint64_t skip_ = 0;             // filtered scans: output rows still to skip
+  std::optional<uint64_t> left_;  // filtered scans: output rows still wanted
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, const ScanSource& source,
+                                                       const ScanOptions& options) {
+  if (options.batch_size == 0) return Status::InvalidArgument("scan batch_size must be at least 1");
+  auto shared = std::make_shared<ScanShared>();
+  ASSIGN_OR_RETURN(shared->context, MakeScanContext(dataset, source, options));
+  const auto& infos = dataset.fragments();
+  std::vector<size_t> frags;
+  for (uint64_t id : options.fragment_ids) {
+    auto it = std::find_if(infos.begin(), infos.end(), [&](const FragmentInfo& f) { return f.id == id; });
+    if (it == infos.end()) {
+      return Status::NotFound(dataset.uri() + ": fragment " + std::to_string(id) + " is not in version " +
+                              std::to_string(dataset.version()));
+    }
+  }
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (options.fragment_ids.empty() || std::find(options.fragment_ids.begin(), options.fragment_ids.end(),
+                                                  infos[i].id) != options.fragment_ids.end()) {
+      frags.push_back(i);
+    }
+  }
+  const bool filtered = shared->context.filter.has_value();
+  ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, filtered ? 0 : options.offset,
+                      filtered ? std::nullopt : options.limit);
+  return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
+}
+
+Result<std::vector<RecordBatch>> Dataset::Scan(const ScanOptions& options) const {
+  ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, NewScan(options));
+  return ReadAllBatches(*reader);
+}
+
+}  // namespace lancet::table
