@@ -1,11 +1,11 @@
 // DeleteWhere: find the rows a predicate matches, then delete them by address.
+#include "lancet/expr/filter.h"
 #include "lancet/table/write.h"
-#include "table/predicate.h"
 
 namespace lancet::table {
 
 Result<uint64_t> DeleteWhere(const Dataset& dataset, const std::string& predicate, int max_commit_attempts) {
-  auto bound = BoundPredicate::Bind(predicate, dataset.read_schema());
+  auto bound = expr::Filter::Bind(predicate, dataset.read_schema());
   if (!bound.ok()) return bound.status().WithContext(dataset.uri());
   ScanOptions scan;
   scan.columns = bound->columns();
