@@ -101,7 +101,7 @@ class Evaluator {
         return Error(node, "a list literal is only an argument of array_has_any");
       case Op::kAnd:
       case Op::kOr:
-        return Logical(node);
+        return Logical(node.args, node.op);
       case Op::kNot: {
         ASSIGN_OR_RETURN(Column c, Eval(node.args[0]));
         return Not(std::move(c));
@@ -130,9 +130,7 @@ class Evaluator {
         return Is(node);
       case Op::kIn:
       case Op::kNotIn: {
-        BoundNode any = node;
-        any.op = Op::kOr;
-        ASSIGN_OR_RETURN(Column c, Logical(any));
+        ASSIGN_OR_RETURN(Column c, Logical(node.args, Op::kOr));
         return node.op == Op::kIn ? std::move(c) : Not(std::move(c));
       }
       case Op::kLike:
@@ -192,12 +190,12 @@ class Evaluator {
     return c;
   }
 
-  Result<Column> Logical(const BoundNode& node) {
+  Result<Column> Logical(const std::vector<BoundNode>& args, Op op) {
     // FALSE dominates AND, TRUE dominates OR; otherwise unknown wins over the other.
-    const int64_t dominant = node.op == Op::kAnd ? 0 : 1;
+    const int64_t dominant = op == Op::kAnd ? 0 : 1;
     Column out = BoolColumn(n_);
     for (int64_t& v : out.ints) v = !dominant;
-    for (const BoundNode& a : node.args) {
+    for (const BoundNode& a : args) {
       ASSIGN_OR_RETURN(Column c, Eval(a));
       for (size_t i = 0; i < static_cast<size_t>(n_); ++i) {
         if (out.valid[i] && out.ints[i] == dominant) continue;
