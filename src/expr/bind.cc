@@ -470,6 +470,9 @@ class Binder {
       RETURN_IF_ERROR(arity(1));
       RETURN_IF_ERROR(need(0, IsText(args[0].type), "a string"));
       n.type = MakeType(args[0].type.id == TypeId::kLargeUtf8 ? TypeId::kInt64 : TypeId::kInt32);
+    } else if (f == "isnan") {
+      RETURN_IF_ERROR(arity(1));
+      RETURN_IF_ERROR(need(0, IsFloat(args[0].type), "a float"));
     } else if (f == "array_has" || f == "array_contains") {
       RETURN_IF_ERROR(arity(2));
       RETURN_IF_ERROR(need(0, IsList(args[0].type), "a list"));
@@ -492,7 +495,7 @@ class Binder {
     } else {
       return Error(e.position, "unknown function " + f +
                                    "() (supported: lower, upper, starts_with, length, char_length, octet_length, "
-                                   "array_has, array_contains, array_has_any, array_length)");
+                                   "isnan, array_has, array_contains, array_has_any, array_length)");
     }
     n.args = std::move(args);
     return n;

@@ -442,6 +442,8 @@ class Evaluator {
       if (!out.valid[i]) continue;
       if (f == "starts_with") {
         out.ints[i] = args[0].strings[i].starts_with(args[1].strings[i]);
+      } else if (f == "isnan") {
+        out.ints[i] = std::isnan(args[0].floats[i]);
       } else if (f == "octet_length") {
         out.ints[i] = static_cast<int64_t>(args[0].strings[i].size());
       } else if (f == "length" || f == "char_length" || f == "character_length") {

@@ -310,6 +310,8 @@ TEST(ExprEval, CastAndFunctions) {
   EXPECT_EQ(Matches("starts_with(name, 'it')"), "4");
   EXPECT_EQ(Matches("length(name) = 3"), "1,2,5");
   EXPECT_EQ(Matches("octet_length(name) = 0"), "6");
+  EXPECT_EQ(Matches("isnan(f)"), "3,4");
+  EXPECT_NE(Matches("isnan(id)").find("isnan() needs a float, not int64 at position 6"), std::string::npos);
   EXPECT_EQ(Matches("array_has(l, 3)"), "3,6");
   EXPECT_EQ(Matches("array_contains(l, 7)"), "5");
   EXPECT_EQ(Matches("array_has_any(l, [2, 7])"), "1,5");
