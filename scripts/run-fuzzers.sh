@@ -27,10 +27,13 @@ seeds_for() {  # $1 = fuzzer name -> seed dir
       if [ -d "$WORK/corpus/data" ]; then
         find "$WORK/corpus/data" -name '*.manifest' -size -256k -exec cp {} "$dir/" \; 2>/dev/null || true
       fi ;;
-    predicate_fuzz)
+    expr_parse_fuzz)
       local i=0 p
       for p in "i = 1" "u >= 3 AND NOT (s = 'a' OR s IS NULL)" "p.x < 4 OR p.y <> 'q'" \
-               "t > '2023-11-14 22:13:20Z' AND d <= '2022-01-01'" "f != -0.0 OR b = TRUE" "l IS NOT NULL"; do
+               "t > timestamp '2023-11-14 22:13:20Z' AND d <= date '2022-01-01'" "f != -0.0 OR b IS NOT TRUE" \
+               "i8 + i8 * 2 % 3 > -i" "s NOT LIKE '%\\_a%' AND ls IN ('ABC', NULL)" "f32 BETWEEN -1 AND h" \
+               "CAST(s AS INT) = 1 OR CAST(i AS STRING) = '7'" "lower(upper(s)) = s AND starts_with(ls, '%')" \
+               "array_has(l, 3) OR array_has_any(lstr, ['b']) OR array_length(lf) = 2" "u64 / 2 > u64 - 1"; do
         printf '%s' "$p" > "$dir/seed$((i++))"
       done ;;
     media_plugin_fuzz)

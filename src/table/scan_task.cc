@@ -81,7 +81,7 @@ Result<ScanContext> MakeScanContext(const Dataset& dataset, const ScanSource& so
                                                   options.with_row_addr, dataset.uri()));
   ctx.reuse.assign(ctx.projection.fields.size(), -1);
   if (options.filter.empty()) return ctx;
-  auto bound = BoundPredicate::Bind(options.filter, dataset.read_schema());
+  auto bound = expr::Filter::Bind(options.filter, dataset.read_schema());
   if (!bound.ok()) return bound.status().WithContext(dataset.uri());
   for (const std::string& name : bound->columns()) {
     int idx = dataset.read_schema().FieldIndex(name);

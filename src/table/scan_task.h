@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lancet/table/dataset.h"
-#include "table/predicate.h"
+#include "lancet/expr/filter.h"
 #include "table/scan_projection.h"
 #include "table/scan_source.h"
 
@@ -18,7 +18,7 @@ struct ScanContext {
   const Dataset* dataset = nullptr;
   const ScanSource* source = nullptr;
   ScanProjection projection;
-  std::optional<BoundPredicate> filter;
+  std::optional<expr::Filter> filter;
   /// The whole top-level fields the filter reads, as a schema to evaluate it on.
   Schema filter_schema;
   /// Per projection field: its index in filter_schema when the filter reads it whole

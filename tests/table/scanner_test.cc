@@ -10,7 +10,7 @@
 #include "lancet/c_data.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/write.h"
-#include "table/predicate.h"
+#include "lancet/expr/filter.h"
 #include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
@@ -326,7 +326,7 @@ TEST_F(ScannerTest, ClearErrors) {
   o.filter = "missing > 3";
   expect(o, StatusCode::kInvalidArgument, "missing");
   o.filter = "v >";
-  expect(o, StatusCode::kInvalidArgument, "expected a literal");
+  expect(o, StatusCode::kInvalidArgument, "expected an operand");
   o.filter = "";
   o.batch_size = 0;
   expect(o, StatusCode::kInvalidArgument, "batch_size");
@@ -518,7 +518,7 @@ TEST_F(ScannerTest, FilterEqualsScanThenFilter) {
   int nonempty = 0, partial = 0;
   for (int round = 0; round < 60; ++round) {
     const std::string text = RandomPredicate(rng, 0);
-    ASSERT_OK_AND_ASSIGN(BoundPredicate bound, BoundPredicate::Bind(text, ds_->read_schema()));
+    ASSERT_OK_AND_ASSIGN(expr::Filter bound, expr::Filter::Bind(text, ds_->read_schema()));
     ASSERT_OK_AND_ASSIGN(std::vector<bool> match, bound.Evaluate(full));
     std::vector<int64_t> keep;
     for (size_t i = 0; i < match.size(); ++i) {

@@ -46,13 +46,12 @@ Command AddDeleteCommand(CLI::App& root) {
   auto state = std::make_shared<DeleteState>();
   CLI::App* app = root.add_subcommand("delete", "Delete rows (a new version)");
   app->footer(
-      "--where takes `column op literal` (op: = != <> < <= > >=; "
-      "literals: integers, floats,\n"
-      "'strings', true/false, NULL), IS [NOT] NULL, AND/OR/NOT and "
-      "parentheses; dotted names\n"
-      "reach struct members. --rows takes row addresses ((fragment_id "
-      "<< 32) | offset), as\n"
-      "`lancet scan --row-ids` prints them (_rowaddr).");
+      "--where takes a filter in the reference's SQL subset (docs/filters.md): comparisons,\n"
+      "AND/OR/NOT, IS [NOT] NULL|TRUE|FALSE, [NOT] IN (...), [NOT] BETWEEN, [NOT] LIKE,\n"
+      "+ - * / %, CAST(x AS type), DATE '...' and TIMESTAMP '...', lower/upper/starts_with/\n"
+      "length, array_has/array_has_any/array_length; dotted names reach struct members.\n"
+      "--rows takes row addresses ((fragment_id << 32) | offset), as `lancet scan --row-ids`\n"
+      "prints them (_rowaddr).");
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   auto* w = app->add_option("--where", state->where, "Delete the rows this predicate is true for");
   auto* r = app->add_option("--rows", state->rows, "Delete these row addresses (comma-separated)");
