@@ -1,6 +1,7 @@
 #include "format/ipc_writer.h"
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -357,33 +358,47 @@ static_assert(sizeof(Block) == kBlockSize);
 
 class IpcWriter {
  public:
-  IpcWriter(const Schema& schema, const IpcWriteOptions& options, bool is_file)
-      : schema_(schema), options_(options), is_file_(is_file) {}
+  // `sink` receives the output in order, a message (or the footer) at a time.
+  IpcWriter(const Schema& schema, const IpcWriteOptions& options, bool is_file,
+            std::function<Status(std::span<const uint8_t>)> sink)
+      : schema_(schema), options_(options), is_file_(is_file), sink_(std::move(sink)) {}
 
-  Result<BufferPtr> Write(const std::vector<RecordBatch>& batches) {
+  Status Begin() {
     if (is_file_) {
       out_.Append(kFileMagic, kFileMagicSize);
       out_.AppendZeros(2);
     }
-    {
-      FbBuilder fb;
-      ASSIGN_OR_RETURN(Ref schema, SchemaBuilder(&fb).Build(schema_, &plan_));
-      WriteMessage(fb, MessageHeader::kSchema, schema, {});
-    }
-    for (size_t i = 0; i < batches.size(); ++i) {
-      Status st = WriteBatch(batches[i]);
-      if (!st.ok()) return st.WithContext("batch " + std::to_string(i));
-    }
+    FbBuilder fb;
+    ASSIGN_OR_RETURN(Ref schema, SchemaBuilder(&fb).Build(schema_, &plan_));
+    WriteMessage(fb, MessageHeader::kSchema, schema, {});
+    return Flush();
+  }
+
+  Status Add(const RecordBatch& batch) {
+    Status st = WriteBatch(batch);
+    if (!st.ok()) return st.WithContext("batch " + std::to_string(batch_blocks_.size()));
+    return Flush();
+  }
+
+  Status End() {
     if (is_file_) {
       RETURN_IF_ERROR(WriteFooter());
     } else {
       out_.AppendValue(kContinuation);
       out_.AppendValue(int32_t{0});
     }
-    return BufferPtr(out_.Finish());
+    return Flush();
   }
 
  private:
+  Status Flush() {
+    if (out_.size() == 0) return Status::OK();
+    RETURN_IF_ERROR(sink_(std::span<const uint8_t>(out_.data(), out_.size())));
+    flushed_ += out_.size();
+    out_.Resize(0);
+    return Status::OK();
+  }
+
   Block WriteMessage(FbBuilder& fb, MessageHeader type, Ref header, const std::vector<uint8_t>& body) {
     fb.StartTable();
     fb.AddScalar<int16_t>(slot::kMessageVersion, kMetadataV5);
@@ -392,7 +407,7 @@ class IpcWriter {
     fb.AddScalar<int64_t>(slot::kMessageBodyLength, static_cast<int64_t>(body.size()));
     std::vector<uint8_t> meta = fb.Finish(fb.EndTable());
     Block blk{};
-    blk.offset = static_cast<int64_t>(out_.size());
+    blk.offset = static_cast<int64_t>(flushed_ + out_.size());
     out_.AppendValue(kContinuation);
     out_.AppendValue(static_cast<int32_t>(meta.size()));
     out_.Append(meta.data(), meta.size());
@@ -479,25 +494,70 @@ class IpcWriter {
     return Status::OK();
   }
 
-  const Schema& schema_;
-  const IpcWriteOptions& options_;
+  Schema schema_;
+  IpcWriteOptions options_;
   bool is_file_;
+  std::function<Status(std::span<const uint8_t>)> sink_;
   DictPlan plan_;
-  BufferBuilder out_;
+  BufferBuilder out_;  // what the current message adds, before it goes to the sink
+  uint64_t flushed_ = 0;
   std::map<int64_t, std::shared_ptr<Array>> written_;
   std::vector<Block> dict_blocks_, batch_blocks_;
 };
+
+class BatchWriterImpl final : public IpcBatchWriter {
+ public:
+  explicit BatchWriterImpl(std::unique_ptr<IpcWriter> impl) : impl_(std::move(impl)) {}
+  Status Write(const RecordBatch& batch) override {
+    if (finished_) return Status::InvalidArgument("arrow ipc: write after Finish");
+    return impl_->Add(batch);
+  }
+  Status Finish() override {
+    if (finished_) return Status::InvalidArgument("arrow ipc: finished twice");
+    finished_ = true;
+    return impl_->End();
+  }
+
+ private:
+  std::unique_ptr<IpcWriter> impl_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<IpcBatchWriter>> IpcBatchWriter::Open(std::function<Status(std::span<const uint8_t>)> sink,
+                                                             const Schema& schema, const IpcWriteOptions& options,
+                                                             bool as_file) {
+  auto impl = std::make_unique<IpcWriter>(schema, options, as_file, std::move(sink));
+  RETURN_IF_ERROR(impl->Begin());
+  return std::unique_ptr<IpcBatchWriter>(std::make_unique<BatchWriterImpl>(std::move(impl)));
+}
+
+namespace {
+
+Result<BufferPtr> WriteAll(const Schema& schema, const std::vector<RecordBatch>& batches,
+                           const IpcWriteOptions& options, bool as_file) {
+  BufferBuilder out;
+  auto sink = [&out](std::span<const uint8_t> bytes) {
+    out.Append(bytes.data(), bytes.size());
+    return Status::OK();
+  };
+  ASSIGN_OR_RETURN(auto writer, IpcBatchWriter::Open(sink, schema, options, as_file));
+  for (const RecordBatch& b : batches) RETURN_IF_ERROR(writer->Write(b));
+  RETURN_IF_ERROR(writer->Finish());
+  return BufferPtr(out.Finish());
+}
 
 }  // namespace
 
 Result<BufferPtr> WriteIpcFile(const Schema& schema, const std::vector<RecordBatch>& batches,
                                const IpcWriteOptions& options) {
-  return IpcWriter(schema, options, /*is_file=*/true).Write(batches);
+  return WriteAll(schema, batches, options, /*as_file=*/true);
 }
 
 Result<BufferPtr> WriteIpcStream(const Schema& schema, const std::vector<RecordBatch>& batches,
                                  const IpcWriteOptions& options) {
-  return IpcWriter(schema, options, /*is_file=*/false).Write(batches);
+  return WriteAll(schema, batches, options, /*as_file=*/false);
 }
 
 }  // namespace lancet::format
