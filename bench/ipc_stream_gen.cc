@@ -48,10 +48,11 @@ RecordBatch MakeBatch(const Schema& schema, int64_t first, int64_t rows, size_t 
     }
     payloads[i] = std::move(p);
   }
-  return RecordBatch{schema, rows, {*ArrayFromVector(MakeType(TypeId::kInt64), ids),
-                                    *ArrayFromVector(MakeType(TypeId::kFloat64), xs),
-                                    *MakeBinaryArray(MakeType(TypeId::kUtf8), names),
-                                    *MakeBinaryArray(MakeType(TypeId::kBinary), payloads)}};
+  return RecordBatch{
+      schema,
+      rows,
+      {*ArrayFromVector(MakeType(TypeId::kInt64), ids), *ArrayFromVector(MakeType(TypeId::kFloat64), xs),
+       *MakeBinaryArray(MakeType(TypeId::kUtf8), names), *MakeBinaryArray(MakeType(TypeId::kBinary), payloads)}};
 }
 
 }  // namespace
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     rows += batch_rows;
   }
   if (!(*writer)->Finish().ok() || std::fflush(stdout) != 0) return 1;
-  std::fprintf(stderr, "rows=%lld bytes=%llu\n", static_cast<long long>(rows), static_cast<unsigned long long>(written));
+  std::fprintf(stderr, "rows=%lld bytes=%llu\n", static_cast<long long>(rows),
+               static_cast<unsigned long long>(written));
   return 0;
 }
