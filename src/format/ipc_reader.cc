@@ -9,6 +9,7 @@
 
 #include "format/flatbuf_reader.h"
 #include "format/ipc_internal.h"
+#include "lancet/io/object_store.h"
 
 namespace lancet::format {
 
@@ -482,12 +483,15 @@ class BatchDecoder {
 // Holds the decoded schema and the current dictionaries while messages arrive.
 class IpcDecoder {
  public:
-  IpcDecoder(DecodedSchema schema, const IpcReadOptions* options, bool is_file)
-      : schema_(std::move(schema)), is_file_(is_file) {
+  IpcDecoder(DecodedSchema schema, const IpcReadOptions* options, bool is_file, bool limit_per_message)
+      : schema_(std::move(schema)), is_file_(is_file), limit_per_message_(limit_per_message) {
     state_.options = options;
   }
 
+  const Schema& schema() const { return schema_.schema; }
+
   Status OnDictionaryBatch(const Message& m) {
+    if (limit_per_message_) state_.decompressed = 0;
     ASSIGN_OR_RETURN(int64_t id, m.header.Scalar<int64_t>(slot::kDictBatchId, 0));
     ASSIGN_OR_RETURN(uint8_t is_delta, m.header.Scalar<uint8_t>(slot::kDictBatchIsDelta, 0));
     ASSIGN_OR_RETURN(auto data, m.header.Table(slot::kDictBatchData));
@@ -511,7 +515,8 @@ class IpcDecoder {
     return Status::OK();
   }
 
-  Status OnRecordBatch(const Message& m) {
+  Result<RecordBatch> OnRecordBatch(const Message& m) {
+    if (limit_per_message_) state_.decompressed = 0;
     BatchDecoder dec(m.header, m.body, &dicts_, &state_);
     RETURN_IF_ERROR(dec.Init());
     RecordBatch batch;
@@ -529,27 +534,32 @@ class IpcDecoder {
       if (!st.ok()) return st.WithContext("arrow ipc: column " + f.name);
       batch.columns.push_back(std::move(col));
     }
-    batches_.push_back(std::move(batch));
-    return Status::OK();
+    return batch;
   }
 
-  Status OnMessage(const Message& m) {
+  // A record batch, or nullopt for a message that only updates dictionaries.
+  Result<std::optional<RecordBatch>> OnMessage(const Message& m) {
     switch (m.type) {
-      case MessageHeader::kDictionaryBatch: return OnDictionaryBatch(m);
-      case MessageHeader::kRecordBatch: return OnRecordBatch(m);
-      case MessageHeader::kSchema: return Corrupt("second schema message");
-      default: return Status::NotSupported("arrow ipc: message type " + std::to_string(static_cast<int>(m.type)));
+      case MessageHeader::kDictionaryBatch:
+        RETURN_IF_ERROR(OnDictionaryBatch(m));
+        return std::optional<RecordBatch>();
+      case MessageHeader::kRecordBatch: {
+        ASSIGN_OR_RETURN(RecordBatch b, OnRecordBatch(m));
+        return std::optional<RecordBatch>(std::move(b));
+      }
+      case MessageHeader::kSchema:
+        return Corrupt("second schema message");
+      default:
+        return Status::NotSupported("arrow ipc: message type " + std::to_string(static_cast<int>(m.type)));
     }
   }
-
-  IpcData Finish() { return IpcData{std::move(schema_.schema), std::move(batches_)}; }
 
  private:
   DecodedSchema schema_;
   bool is_file_;
+  bool limit_per_message_;
   ReadState state_;
   DictionaryMap dicts_;
-  std::vector<RecordBatch> batches_;
 };
 
 // ---------------------------------------------------------------------------
@@ -557,8 +567,7 @@ class IpcDecoder {
 
 // Reads one encapsulated message's prefix at `pos`: returns the flatbuffer
 // span and advances *pos past it, or nullopt at an end-of-stream marker.
-Result<std::optional<std::span<const uint8_t>>> ReadFramedMetadata(const Buffer& bytes, uint64_t* pos,
-                                                                   uint64_t limit) {
+Result<std::optional<std::span<const uint8_t>>> ReadFramedMetadata(const Buffer& bytes, uint64_t* pos, uint64_t limit) {
   if (limit - *pos < 4) return Corrupt("truncated message length at offset " + std::to_string(*pos));
   uint32_t first = LoadLE<uint32_t>(bytes.data() + *pos);
   int32_t length;
@@ -584,6 +593,98 @@ Result<DecodedSchema> SchemaFromMessage(const Message& m) {
   if (m.type != MessageHeader::kSchema) return Corrupt("stream does not start with a schema message");
   return DecodeSchemaTable(m.header);
 }
+
+// One message pulled off a sequential input: the buffers its header and body view.
+struct StreamMessage {
+  BufferPtr metadata;
+  Message message;
+};
+
+// Reads the next message of a stream, or nullopt at the end-of-stream marker or the
+// end of the input between messages. `offset` tracks the position for errors.
+Result<std::optional<StreamMessage>> ReadStreamMessage(io::InputStream& in, uint64_t* offset) {
+  const uint64_t at = *offset;
+  ASSIGN_OR_RETURN(BufferPtr prefix, in.Read(4));
+  if (prefix->empty()) return std::optional<StreamMessage>();
+  if (prefix->size() < 4) return Corrupt("truncated message length at offset " + std::to_string(at));
+  *offset += 4;
+  uint32_t first = LoadLE<uint32_t>(prefix->data());
+  if (first == kContinuation) {
+    ASSIGN_OR_RETURN(prefix, in.Read(4));
+    if (prefix->size() < 4) return Corrupt("truncated message length at offset " + std::to_string(at));
+    *offset += 4;
+    first = LoadLE<uint32_t>(prefix->data());
+  }
+  const auto length = static_cast<int32_t>(first);
+  if (length == 0) return std::optional<StreamMessage>();
+  if (length < 0) return Corrupt("negative message metadata length at offset " + std::to_string(at));
+  StreamMessage out;
+  ASSIGN_OR_RETURN(out.metadata, in.Read(static_cast<uint64_t>(length)));
+  if (out.metadata->size() < static_cast<uint64_t>(length)) {
+    return Corrupt("message metadata length " + std::to_string(length) + " at offset " + std::to_string(at) +
+                   " runs past the end of the data");
+  }
+  *offset += out.metadata->size();
+  // Parsed first with no body to learn the body's length, which the stream then supplies.
+  ASSIGN_OR_RETURN(FbTable m, FbTable::Root(out.metadata->span()));
+  ASSIGN_OR_RETURN(int64_t body_length, m.Scalar<int64_t>(slot::kMessageBodyLength, 0));
+  if (body_length < 0 || static_cast<uint64_t>(body_length) > kMaxAllocation) {
+    return Corrupt("message body length " + std::to_string(body_length) + " at offset " + std::to_string(at) +
+                   " is out of range");
+  }
+  ASSIGN_OR_RETURN(BufferPtr body, in.Read(static_cast<uint64_t>(body_length)));
+  if (body->size() < static_cast<uint64_t>(body_length)) {
+    return Corrupt("message body length " + std::to_string(body_length) + " at offset " + std::to_string(at) +
+                   " runs past the end of the data");
+  }
+  *offset += body->size();
+  ASSIGN_OR_RETURN(out.message, ParseMessage(body, out.metadata->span(), 0, body->size()));
+  return std::optional<StreamMessage>(std::move(out));
+}
+
+class IpcStreamReader final : public RecordBatchReader {
+ public:
+  static Result<std::unique_ptr<RecordBatchReader>> Open(std::unique_ptr<io::InputStream> in,
+                                                         const IpcReadOptions& options, bool limit_per_message) {
+    std::unique_ptr<IpcStreamReader> r(new IpcStreamReader(std::move(in), options));
+    ASSIGN_OR_RETURN(auto first, ReadStreamMessage(*r->in_, &r->offset_));
+    if (!first) return Corrupt("stream has no schema message");
+    ASSIGN_OR_RETURN(DecodedSchema schema, SchemaFromMessage(first->message));
+    r->decoder_.emplace(std::move(schema), &r->options_, /*is_file=*/false, limit_per_message);
+    return std::unique_ptr<RecordBatchReader>(std::move(r));
+  }
+
+  const Schema& schema() const override { return decoder_->schema(); }
+
+  Result<std::optional<RecordBatch>> Next() override {
+    if (!failed_.ok()) return failed_;
+    while (!done_) {
+      auto msg = ReadStreamMessage(*in_, &offset_);
+      if (!msg.ok()) return Fail(msg.status());
+      if (!*msg) break;
+      auto batch = decoder_->OnMessage((*msg)->message);
+      if (!batch.ok()) return Fail(batch.status());
+      if (*batch) return batch;
+    }
+    done_ = true;
+    return std::optional<RecordBatch>();
+  }
+
+ private:
+  IpcStreamReader(std::unique_ptr<io::InputStream> in, const IpcReadOptions& options)
+      : in_(std::move(in)), options_(options) {}
+  Status Fail(Status st) {
+    failed_ = std::move(st);
+    return failed_;
+  }
+
+  std::unique_ptr<io::InputStream> in_;
+  IpcReadOptions options_;
+  std::optional<IpcDecoder> decoder_;
+  uint64_t offset_ = 0;
+  bool done_ = false;
+  Status failed_;
+};
 
 struct Block {
   uint64_t offset = 0;
@@ -616,21 +717,23 @@ Result<std::vector<Block>> ReadBlocks(const FbTable& footer, int slot, uint64_t 
   return out;
 }
 
-Result<FileLayout> ReadFileLayout(const BufferPtr& bytes) {
+// Reads the magic, the trailer and the footer: a few small reads, whatever the size.
+Result<FileLayout> ReadFileLayout(const io::RandomAccessFile& file) {
   // Leading magic padded to 8, then at the end: footer, int32 footer length, magic.
   constexpr uint64_t kTrailer = 4 + kFileMagicSize;
-  const Buffer& b = *bytes;
-  if (b.size() < 8 + kTrailer) return Corrupt("file too short (" + std::to_string(b.size()) + " bytes)");
-  if (std::memcmp(b.data(), kFileMagic, kFileMagicSize) != 0) return Corrupt("bad leading magic");
-  if (std::memcmp(b.data() + b.size() - kFileMagicSize, kFileMagic, kFileMagicSize) != 0) {
-    return Corrupt("bad trailing magic");
-  }
-  int32_t footer_len = LoadLE<int32_t>(b.data() + b.size() - kTrailer);
-  if (footer_len <= 0 || static_cast<uint64_t>(footer_len) > b.size() - kTrailer - 8) {
+  ASSIGN_OR_RETURN(const uint64_t size, file.Size());
+  if (size < 8 + kTrailer) return Corrupt("file too short (" + std::to_string(size) + " bytes)");
+  ASSIGN_OR_RETURN(BufferPtr lead, file.ReadAt(0, kFileMagicSize));
+  if (std::memcmp(lead->data(), kFileMagic, kFileMagicSize) != 0) return Corrupt("bad leading magic");
+  ASSIGN_OR_RETURN(BufferPtr trailer, file.ReadAt(size - kTrailer, kTrailer));
+  if (std::memcmp(trailer->data() + 4, kFileMagic, kFileMagicSize) != 0) return Corrupt("bad trailing magic");
+  int32_t footer_len = LoadLE<int32_t>(trailer->data());
+  if (footer_len <= 0 || static_cast<uint64_t>(footer_len) > size - kTrailer - 8) {
     return Corrupt("footer length " + std::to_string(footer_len) + " out of range");
   }
-  uint64_t footer_start = b.size() - kTrailer - static_cast<uint64_t>(footer_len);
-  ASSIGN_OR_RETURN(FbTable footer, FbTable::Root(b.span().subspan(footer_start, static_cast<size_t>(footer_len))));
+  uint64_t footer_start = size - kTrailer - static_cast<uint64_t>(footer_len);
+  ASSIGN_OR_RETURN(BufferPtr footer_bytes, file.ReadAt(footer_start, static_cast<uint64_t>(footer_len)));
+  ASSIGN_OR_RETURN(FbTable footer, FbTable::Root(footer_bytes->span()));
   ASSIGN_OR_RETURN(int16_t version, footer.Scalar<int16_t>(slot::kFooterVersion, 0));
   if (version < kMetadataV4) return Status::NotSupported("arrow ipc: file metadata version before V4");
   ASSIGN_OR_RETURN(auto schema_table, footer.Table(slot::kFooterSchema));
@@ -652,51 +755,114 @@ Result<FileLayout> ReadFileLayout(const BufferPtr& bytes) {
   return out;
 }
 
-Result<Message> ReadBlockMessage(const BufferPtr& bytes, const Block& blk) {
-  uint64_t pos = blk.offset;
-  uint64_t meta_end = blk.offset + blk.metadata_length;
-  ASSIGN_OR_RETURN(auto fb, ReadFramedMetadata(*bytes, &pos, meta_end));
+// One block read on its own: memory holds one message at a time.
+Result<Message> ReadBlockMessage(const io::RandomAccessFile& file, const Block& blk) {
+  ASSIGN_OR_RETURN(BufferPtr bytes, file.ReadAt(blk.offset, blk.metadata_length + blk.body_length));
+  uint64_t pos = 0;
+  ASSIGN_OR_RETURN(auto fb, ReadFramedMetadata(*bytes, &pos, blk.metadata_length));
   if (!fb) return Corrupt("footer block points at an end-of-stream marker");
-  return ParseMessage(bytes, *fb, meta_end, blk.body_length);
+  return ParseMessage(bytes, *fb, blk.metadata_length, blk.body_length);
+}
+
+class IpcFileReader final : public RecordBatchReader {
+ public:
+  static Result<std::unique_ptr<RecordBatchReader>> Open(std::shared_ptr<const io::RandomAccessFile> file,
+                                                         const IpcReadOptions& options, bool limit_per_message) {
+    ASSIGN_OR_RETURN(FileLayout layout, ReadFileLayout(*file));
+    std::unique_ptr<IpcFileReader> r(new IpcFileReader(std::move(file), options));
+    r->batches_ = std::move(layout.batches);
+    r->decoder_.emplace(std::move(layout.schema), &r->options_, /*is_file=*/true, limit_per_message);
+    // The file format has every dictionary before the first batch and never replaces one.
+    for (const Block& blk : layout.dictionaries) {
+      ASSIGN_OR_RETURN(Message m, ReadBlockMessage(*r->file_, blk));
+      if (m.type != MessageHeader::kDictionaryBatch) return Corrupt("dictionary block holds another message type");
+      RETURN_IF_ERROR(r->decoder_->OnDictionaryBatch(m));
+    }
+    return std::unique_ptr<RecordBatchReader>(std::move(r));
+  }
+
+  const Schema& schema() const override { return decoder_->schema(); }
+
+  Result<std::optional<RecordBatch>> Next() override {
+    if (!failed_.ok()) return failed_;
+    if (next_ >= batches_.size()) return std::optional<RecordBatch>();
+    auto batch = ReadBatch(batches_[next_++]);
+    if (!batch.ok()) {
+      failed_ = batch.status();
+      return failed_;
+    }
+    return std::optional<RecordBatch>(std::move(*batch));
+  }
+
+ private:
+  IpcFileReader(std::shared_ptr<const io::RandomAccessFile> file, const IpcReadOptions& options)
+      : file_(std::move(file)), options_(options) {}
+
+  Result<RecordBatch> ReadBatch(const Block& blk) {
+    ASSIGN_OR_RETURN(Message m, ReadBlockMessage(*file_, blk));
+    if (m.type != MessageHeader::kRecordBatch) return Corrupt("record batch block holds another message type");
+    return decoder_->OnRecordBatch(m);
+  }
+
+  std::shared_ptr<const io::RandomAccessFile> file_;
+  IpcReadOptions options_;
+  std::optional<IpcDecoder> decoder_;
+  std::vector<Block> batches_;
+  size_t next_ = 0;
+  Status failed_;
+};
+
+// A whole file already in memory, read through views of it.
+class BufferFile final : public io::RandomAccessFile {
+ public:
+  explicit BufferFile(BufferPtr bytes) : bytes_(std::move(bytes)) {}
+  const std::string& path() const override { return path_; }
+  Result<uint64_t> Size() const override { return bytes_->size(); }
+  bool cheap_reads() const override { return true; }
+  Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) const override {
+    if (offset > bytes_->size() || length > bytes_->size() - offset) {
+      return Corrupt("read of [" + std::to_string(offset) + ", +" + std::to_string(length) + ") past the end");
+    }
+    return BufferPtr(Buffer::Slice(bytes_, offset, length));
+  }
+
+ private:
+  BufferPtr bytes_;
+  std::string path_ = "buffer";
+};
+
+Result<IpcData> DrainReader(Result<std::unique_ptr<RecordBatchReader>> opened) {
+  if (!opened.ok()) return opened.status();
+  IpcData out;
+  out.schema = (*opened)->schema();
+  ASSIGN_OR_RETURN(out.batches, ReadAllBatches(**opened));
+  return out;
 }
 
 }  // namespace
 
+Result<std::unique_ptr<RecordBatchReader>> OpenIpcStreamReader(std::unique_ptr<io::InputStream> in,
+                                                               const IpcReadOptions& options) {
+  if (!in) return Status::InvalidArgument("arrow ipc: null input");
+  return IpcStreamReader::Open(std::move(in), options, /*limit_per_message=*/true);
+}
+
+Result<std::unique_ptr<RecordBatchReader>> OpenIpcFileReader(std::shared_ptr<const io::RandomAccessFile> file,
+                                                             const IpcReadOptions& options) {
+  if (!file) return Status::InvalidArgument("arrow ipc: null file");
+  return IpcFileReader::Open(std::move(file), options, /*limit_per_message=*/true);
+}
+
+// The whole-buffer readers keep every batch, so their decompression limit is over the
+// whole read.
 Result<IpcData> ReadIpcFileData(BufferPtr bytes, const IpcReadOptions& options) {
   if (!bytes) return Status::InvalidArgument("arrow ipc: null buffer");
-  ASSIGN_OR_RETURN(FileLayout layout, ReadFileLayout(bytes));
-  IpcDecoder decoder(std::move(layout.schema), &options, /*is_file=*/true);
-  for (const Block& blk : layout.dictionaries) {
-    ASSIGN_OR_RETURN(Message m, ReadBlockMessage(bytes, blk));
-    if (m.type != MessageHeader::kDictionaryBatch) return Corrupt("dictionary block holds another message type");
-    RETURN_IF_ERROR(decoder.OnDictionaryBatch(m));
-  }
-  for (const Block& blk : layout.batches) {
-    ASSIGN_OR_RETURN(Message m, ReadBlockMessage(bytes, blk));
-    if (m.type != MessageHeader::kRecordBatch) return Corrupt("record batch block holds another message type");
-    RETURN_IF_ERROR(decoder.OnRecordBatch(m));
-  }
-  return decoder.Finish();
+  return DrainReader(IpcFileReader::Open(std::make_shared<BufferFile>(std::move(bytes)), options, false));
 }
 
 Result<IpcData> ReadIpcStreamData(BufferPtr bytes, const IpcReadOptions& options) {
   if (!bytes) return Status::InvalidArgument("arrow ipc: null buffer");
-  uint64_t pos = 0;
-  std::optional<IpcDecoder> decoder;
-  while (pos < bytes->size()) {
-    ASSIGN_OR_RETURN(auto fb, ReadFramedMetadata(*bytes, &pos, bytes->size()));
-    if (!fb) break;
-    ASSIGN_OR_RETURN(Message m, ParseMessage(bytes, *fb, pos, bytes->size() - pos));
-    pos += m.body->size();
-    if (!decoder) {
-      ASSIGN_OR_RETURN(DecodedSchema schema, SchemaFromMessage(m));
-      decoder.emplace(std::move(schema), &options, /*is_file=*/false);
-      continue;
-    }
-    RETURN_IF_ERROR(decoder->OnMessage(m));
-  }
-  if (!decoder) return Corrupt("stream has no schema message");
-  return decoder->Finish();
+  return DrainReader(IpcStreamReader::Open(io::InputStreamFromBuffer(std::move(bytes)), options, false));
 }
 
 Result<std::vector<RecordBatch>> ReadIpcFile(BufferPtr bytes) {
@@ -711,17 +877,17 @@ Result<std::vector<RecordBatch>> ReadIpcStream(BufferPtr bytes) {
 
 Result<Schema> ReadIpcFileSchema(BufferPtr bytes) {
   if (!bytes) return Status::InvalidArgument("arrow ipc: null buffer");
-  ASSIGN_OR_RETURN(FileLayout layout, ReadFileLayout(bytes));
+  ASSIGN_OR_RETURN(FileLayout layout, ReadFileLayout(BufferFile(std::move(bytes))));
   return std::move(layout.schema.schema);
 }
 
 Result<Schema> ReadIpcStreamSchema(BufferPtr bytes) {
   if (!bytes) return Status::InvalidArgument("arrow ipc: null buffer");
-  uint64_t pos = 0;
-  ASSIGN_OR_RETURN(auto fb, ReadFramedMetadata(*bytes, &pos, bytes->size()));
-  if (!fb) return Corrupt("stream has no schema message");
-  ASSIGN_OR_RETURN(Message m, ParseMessage(bytes, *fb, pos, bytes->size() - pos));
-  ASSIGN_OR_RETURN(DecodedSchema schema, SchemaFromMessage(m));
+  auto in = io::InputStreamFromBuffer(std::move(bytes));
+  uint64_t offset = 0;
+  ASSIGN_OR_RETURN(auto first, ReadStreamMessage(*in, &offset));
+  if (!first) return Corrupt("stream has no schema message");
+  ASSIGN_OR_RETURN(DecodedSchema schema, SchemaFromMessage(first->message));
   return std::move(schema.schema);
 }
 

@@ -10,6 +10,9 @@
 #include "lancet/array.h"
 #include "lancet/buffer.h"
 #include "lancet/data_type.h"
+#include "lancet/io/input_stream.h"
+#include "lancet/io/object_store.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/result.h"
 
 namespace lancet::format {
@@ -56,6 +59,21 @@ Result<IpcData> ReadIpcFileData(BufferPtr bytes, const IpcReadOptions& options =
 /// Replacement dictionaries apply to the batches that follow them. Same
 /// guarantees and errors as ReadIpcFileData.
 Result<IpcData> ReadIpcStreamData(BufferPtr bytes, const IpcReadOptions& options = {});
+
+/// \brief A stream's batches pulled one message at a time from `in` (a pipe, standard
+/// input, a file read once): memory holds the current message and the dictionaries,
+/// never the whole stream. Reads the schema message before returning. Same formats,
+/// checks and errors as ReadIpcStreamData; Corruption messages give the byte offset of
+/// the bad message. A truncated stream is an error at the batch where it breaks.
+Result<std::unique_ptr<RecordBatchReader>> OpenIpcStreamReader(std::unique_ptr<io::InputStream> in,
+                                                               const IpcReadOptions& options = {});
+
+/// \brief A file's batches read one block at a time through its footer (one ReadAt per
+/// record batch; the footer and dictionaries are read when opening). Open `file` without
+/// mapping (io::LocalFileSystem(false)) to keep the resident set at one batch. Same
+/// checks and errors as ReadIpcFileData.
+Result<std::unique_ptr<RecordBatchReader>> OpenIpcFileReader(std::shared_ptr<const io::RandomAccessFile> file,
+                                                             const IpcReadOptions& options = {});
 
 /// The record batches of an IPC file (see ReadIpcFileData).
 Result<std::vector<RecordBatch>> ReadIpcFile(BufferPtr bytes);

@@ -1,6 +1,7 @@
 #include "format/ipc_writer.h"
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -201,6 +202,13 @@ struct BufferSpec {
   int64_t offset, length;
 };
 
+// A run of body bytes: a view of an array's buffer, or bytes of its own (compressed).
+struct BodyPiece {
+  std::span<const uint8_t> view;
+  std::vector<uint8_t> owned;
+  std::span<const uint8_t> bytes() const { return owned.empty() ? view : std::span<const uint8_t>(owned); }
+};
+
 class BodyBuilder {
  public:
   explicit BodyBuilder(const IpcWriteOptions& options) : options_(options) {}
@@ -262,7 +270,8 @@ class BodyBuilder {
     return fb.EndTable();
   }
 
-  std::vector<uint8_t>& body() { return body_; }
+  const std::vector<BodyPiece>& pieces() const { return pieces_; }
+  uint64_t size() const { return size_; }
 
  private:
   using Span = std::span<const uint8_t>;
@@ -297,29 +306,37 @@ class BodyBuilder {
   }
 
   Status AddBuffer(Span data) {
-    const int64_t start = static_cast<int64_t>(body_.size());
+    const int64_t start = static_cast<int64_t>(size_);
     if (!data.empty()) {
       if (options_.compression == IpcCompression::kNone) {
-        body_.insert(body_.end(), data.begin(), data.end());
+        // A view: the arrays outlive the message, which goes out before Write returns.
+        pieces_.push_back({data, {}});
       } else {
         ASSIGN_OR_RETURN(std::vector<uint8_t> packed, Compress(codec(), data, options_.zstd_level));
         // Incompressible buffers are stored raw behind the -1 marker.
         int64_t prefix = packed.size() < data.size() ? static_cast<int64_t>(data.size()) : kUncompressedMarker;
         Span payload = prefix == kUncompressedMarker ? data : Span(packed);
-        body_.insert(body_.end(), reinterpret_cast<const uint8_t*>(&prefix),
-                     reinterpret_cast<const uint8_t*>(&prefix) + 8);
-        body_.insert(body_.end(), payload.begin(), payload.end());
+        std::vector<uint8_t> owned(8 + payload.size());
+        std::memcpy(owned.data(), &prefix, 8);
+        std::memcpy(owned.data() + 8, payload.data(), payload.size());
+        pieces_.push_back({{}, std::move(owned)});
       }
+      size_ += pieces_.back().bytes().size();
     }
-    specs_.push_back({start, static_cast<int64_t>(body_.size()) - start});
-    body_.resize(PaddedTo8(body_.size()), 0);
+    specs_.push_back({start, static_cast<int64_t>(size_) - start});
+    static const uint8_t kPad[8] = {};
+    if (const uint64_t pad = PaddedTo8(size_) - size_; pad > 0) {
+      pieces_.push_back({Span(kPad, pad), {}});
+      size_ += pad;
+    }
     return Status::OK();
   }
 
   const IpcWriteOptions& options_;
   std::vector<NodeSpec> nodes_;
   std::vector<BufferSpec> specs_;
-  std::vector<uint8_t> body_;
+  std::vector<BodyPiece> pieces_;
+  uint64_t size_ = 0;
 };
 
 // Finds the dictionaries a column needs, inner ones before the outer ones
@@ -347,6 +364,9 @@ Status CollectDictionaries(const Array& a, const std::vector<int64_t>& ids, size
 // ---------------------------------------------------------------------------
 // Messages and files
 
+// Body pieces at least this big are handed to the sink without a copy.
+constexpr uint64_t kDirectBytes = 64 * 1024;
+
 struct Block {
   int64_t offset;
   int32_t metadata_length;
@@ -357,48 +377,77 @@ static_assert(sizeof(Block) == kBlockSize);
 
 class IpcWriter {
  public:
-  IpcWriter(const Schema& schema, const IpcWriteOptions& options, bool is_file)
-      : schema_(schema), options_(options), is_file_(is_file) {}
+  // `sink` receives the output in order, a message (or the footer) at a time.
+  IpcWriter(const Schema& schema, const IpcWriteOptions& options, bool is_file,
+            std::function<Status(std::span<const uint8_t>)> sink)
+      : schema_(schema), options_(options), is_file_(is_file), sink_(std::move(sink)) {}
 
-  Result<BufferPtr> Write(const std::vector<RecordBatch>& batches) {
+  Status Begin() {
     if (is_file_) {
       out_.Append(kFileMagic, kFileMagicSize);
       out_.AppendZeros(2);
     }
-    {
-      FbBuilder fb;
-      ASSIGN_OR_RETURN(Ref schema, SchemaBuilder(&fb).Build(schema_, &plan_));
-      WriteMessage(fb, MessageHeader::kSchema, schema, {});
-    }
-    for (size_t i = 0; i < batches.size(); ++i) {
-      Status st = WriteBatch(batches[i]);
-      if (!st.ok()) return st.WithContext("batch " + std::to_string(i));
-    }
+    FbBuilder fb;
+    ASSIGN_OR_RETURN(Ref schema, SchemaBuilder(&fb).Build(schema_, &plan_));
+    RETURN_IF_ERROR(WriteMessage(fb, MessageHeader::kSchema, schema, nullptr).status());
+    return Flush();
+  }
+
+  Status Add(const RecordBatch& batch) {
+    Status st = WriteBatch(batch);
+    if (!st.ok()) return st.WithContext("batch " + std::to_string(batch_blocks_.size()));
+    return Flush();
+  }
+
+  Status End() {
     if (is_file_) {
       RETURN_IF_ERROR(WriteFooter());
     } else {
       out_.AppendValue(kContinuation);
       out_.AppendValue(int32_t{0});
     }
-    return BufferPtr(out_.Finish());
+    return Flush();
   }
 
  private:
-  Block WriteMessage(FbBuilder& fb, MessageHeader type, Ref header, const std::vector<uint8_t>& body) {
+  Status Flush() {
+    if (out_.size() == 0) return Status::OK();
+    RETURN_IF_ERROR(sink_(std::span<const uint8_t>(out_.data(), out_.size())));
+    flushed_ += out_.size();
+    out_.Resize(0);
+    return Status::OK();
+  }
+
+  // Small pieces gather in out_; big ones go to the sink as they are, uncopied.
+  Status Emit(std::span<const uint8_t> bytes) {
+    if (bytes.size() < kDirectBytes) {
+      out_.Append(bytes.data(), bytes.size());
+      return Status::OK();
+    }
+    RETURN_IF_ERROR(Flush());
+    RETURN_IF_ERROR(sink_(bytes));
+    flushed_ += bytes.size();
+    return Status::OK();
+  }
+
+  Result<Block> WriteMessage(FbBuilder& fb, MessageHeader type, Ref header, const BodyBuilder* body) {
+    const uint64_t body_size = body ? body->size() : 0;
     fb.StartTable();
     fb.AddScalar<int16_t>(slot::kMessageVersion, kMetadataV5);
     fb.AddScalar<uint8_t>(slot::kMessageHeaderType, static_cast<uint8_t>(type));
     fb.AddRef(slot::kMessageHeader, header);
-    fb.AddScalar<int64_t>(slot::kMessageBodyLength, static_cast<int64_t>(body.size()));
+    fb.AddScalar<int64_t>(slot::kMessageBodyLength, static_cast<int64_t>(body_size));
     std::vector<uint8_t> meta = fb.Finish(fb.EndTable());
     Block blk{};
-    blk.offset = static_cast<int64_t>(out_.size());
+    blk.offset = static_cast<int64_t>(flushed_ + out_.size());
     out_.AppendValue(kContinuation);
     out_.AppendValue(static_cast<int32_t>(meta.size()));
     out_.Append(meta.data(), meta.size());
     blk.metadata_length = static_cast<int32_t>(8 + meta.size());
-    out_.Append(body.data(), body.size());
-    blk.body_length = static_cast<int64_t>(body.size());
+    if (body) {
+      for (const BodyPiece& piece : body->pieces()) RETURN_IF_ERROR(Emit(piece.bytes()));
+    }
+    blk.body_length = static_cast<int64_t>(body_size);
     return blk;
   }
 
@@ -431,7 +480,8 @@ class IpcWriter {
     for (const Array& col : batch.columns) RETURN_IF_ERROR(body.AddArray(col, plan_.top_ids, &id_pos, 0));
     FbBuilder fb;
     Ref header = body.BuildBatchTable(fb, batch.num_rows);
-    batch_blocks_.push_back(WriteMessage(fb, MessageHeader::kRecordBatch, header, body.body()));
+    ASSIGN_OR_RETURN(Block blk, WriteMessage(fb, MessageHeader::kRecordBatch, header, &body));
+    batch_blocks_.push_back(blk);
     return Status::OK();
   }
 
@@ -457,7 +507,8 @@ class IpcWriter {
     fb.AddRef(slot::kDictBatchData, data);
     fb.AddScalar<uint8_t>(slot::kDictBatchIsDelta, 0);
     Ref header = fb.EndTable();
-    dict_blocks_.push_back(WriteMessage(fb, MessageHeader::kDictionaryBatch, header, body.body()));
+    ASSIGN_OR_RETURN(Block blk, WriteMessage(fb, MessageHeader::kDictionaryBatch, header, &body));
+    dict_blocks_.push_back(blk);
     return Status::OK();
   }
 
@@ -479,25 +530,70 @@ class IpcWriter {
     return Status::OK();
   }
 
-  const Schema& schema_;
-  const IpcWriteOptions& options_;
+  Schema schema_;
+  IpcWriteOptions options_;
   bool is_file_;
+  std::function<Status(std::span<const uint8_t>)> sink_;
   DictPlan plan_;
-  BufferBuilder out_;
+  BufferBuilder out_;  // what the current message adds, before it goes to the sink
+  uint64_t flushed_ = 0;
   std::map<int64_t, std::shared_ptr<Array>> written_;
   std::vector<Block> dict_blocks_, batch_blocks_;
 };
+
+class BatchWriterImpl final : public IpcBatchWriter {
+ public:
+  explicit BatchWriterImpl(std::unique_ptr<IpcWriter> impl) : impl_(std::move(impl)) {}
+  Status Write(const RecordBatch& batch) override {
+    if (finished_) return Status::InvalidArgument("arrow ipc: write after Finish");
+    return impl_->Add(batch);
+  }
+  Status Finish() override {
+    if (finished_) return Status::InvalidArgument("arrow ipc: finished twice");
+    finished_ = true;
+    return impl_->End();
+  }
+
+ private:
+  std::unique_ptr<IpcWriter> impl_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<IpcBatchWriter>> IpcBatchWriter::Open(std::function<Status(std::span<const uint8_t>)> sink,
+                                                             const Schema& schema, const IpcWriteOptions& options,
+                                                             bool as_file) {
+  auto impl = std::make_unique<IpcWriter>(schema, options, as_file, std::move(sink));
+  RETURN_IF_ERROR(impl->Begin());
+  return std::unique_ptr<IpcBatchWriter>(std::make_unique<BatchWriterImpl>(std::move(impl)));
+}
+
+namespace {
+
+Result<BufferPtr> WriteAll(const Schema& schema, const std::vector<RecordBatch>& batches,
+                           const IpcWriteOptions& options, bool as_file) {
+  BufferBuilder out;
+  auto sink = [&out](std::span<const uint8_t> bytes) {
+    out.Append(bytes.data(), bytes.size());
+    return Status::OK();
+  };
+  ASSIGN_OR_RETURN(auto writer, IpcBatchWriter::Open(sink, schema, options, as_file));
+  for (const RecordBatch& b : batches) RETURN_IF_ERROR(writer->Write(b));
+  RETURN_IF_ERROR(writer->Finish());
+  return BufferPtr(out.Finish());
+}
 
 }  // namespace
 
 Result<BufferPtr> WriteIpcFile(const Schema& schema, const std::vector<RecordBatch>& batches,
                                const IpcWriteOptions& options) {
-  return IpcWriter(schema, options, /*is_file=*/true).Write(batches);
+  return WriteAll(schema, batches, options, /*as_file=*/true);
 }
 
 Result<BufferPtr> WriteIpcStream(const Schema& schema, const std::vector<RecordBatch>& batches,
                                  const IpcWriteOptions& options) {
-  return IpcWriter(schema, options, /*is_file=*/false).Write(batches);
+  return WriteAll(schema, batches, options, /*as_file=*/false);
 }
 
 }  // namespace lancet::format

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "lancet/array.h"
@@ -21,6 +24,22 @@ struct IpcWriteOptions {
   /// uncompressed behind a -1 length prefix, as the spec allows.
   IpcCompression compression = IpcCompression::kNone;
   int zstd_level = 1;
+};
+
+/// \brief Writes an Arrow IPC stream or file a batch at a time: each message goes to
+/// `sink` as soon as it is encoded, so memory holds one batch's encoding (plus, for a
+/// file, the footer's block list). The checks and layout are those of WriteIpcFile and
+/// WriteIpcStream below; a sink error is returned as is. Not thread-safe.
+class IpcBatchWriter {
+ public:
+  /// Writes the schema message (and the file magic) before returning.
+  static Result<std::unique_ptr<IpcBatchWriter>> Open(std::function<Status(std::span<const uint8_t>)> sink,
+                                                      const Schema& schema, const IpcWriteOptions& options = {},
+                                                      bool as_file = false);
+  virtual ~IpcBatchWriter() = default;
+  virtual Status Write(const RecordBatch& batch) = 0;
+  /// Ends the output: the footer of a file, the end-of-stream marker of a stream.
+  virtual Status Finish() = 0;
 };
 
 /// \brief Encodes `batches` as an Arrow IPC file (magic, stream, footer).

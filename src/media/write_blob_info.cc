@@ -54,6 +54,19 @@ void Annotate(std::vector<Field>* fields, const std::string& path, const MediaPl
   }
 }
 
+// `in`'s batches under the schema with the plugin annotations (the writer stores the
+// schema it is given and takes each batch's columns as they are).
+class AnnotatedReader final : public RecordBatchReader {
+ public:
+  AnnotatedReader(RecordBatchReader& in, Schema schema) : in_(in), schema_(std::move(schema)) {}
+  const Schema& schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override { return in_.Next(); }
+
+ private:
+  RecordBatchReader& in_;
+  Schema schema_;
+};
+
 }  // namespace
 
 std::shared_ptr<const table::BlobTransform> PluginTransform(std::shared_ptr<MediaPlugin> plugin) {
@@ -61,9 +74,9 @@ std::shared_ptr<const table::BlobTransform> PluginTransform(std::shared_ptr<Medi
 }
 
 Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store, const std::string& root,
-                                          const Schema& schema, std::vector<RecordBatch> batches,
-                                          table::WriteParams params, const MediaOptions& media) {
-  Schema annotated = schema;
+                                          RecordBatchReader& batches, table::WriteParams params,
+                                          const MediaOptions& media) {
+  Schema annotated = batches.schema();
   for (const auto& [path, spec] : media) {
     ASSIGN_OR_RETURN(auto plugin, MediaPlugin::Load(spec));
     if (plugin->blob_type() == 0) {
@@ -77,15 +90,28 @@ Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store
     params.blobs.transforms[path] = PluginTransform(std::move(plugin));
   }
   params.storage_version = table::StorageVersion::k2_3;
-  return table::WriteDataset(std::move(store), root, annotated, std::move(batches), params);
+  AnnotatedReader annotated_batches(batches, std::move(annotated));
+  return table::WriteDataset(std::move(store), root, annotated_batches, params);
+}
+
+Result<uint64_t> WriteDatasetWithBlobInfo(const std::string& uri, RecordBatchReader& batches, table::WriteParams params,
+                                          const MediaOptions& media) {
+  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
+  return WriteDatasetWithBlobInfo(std::move(where.store), where.root, batches, std::move(params), media);
+}
+
+Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store, const std::string& root,
+                                          const Schema& schema, std::vector<RecordBatch> batches,
+                                          table::WriteParams params, const MediaOptions& media) {
+  std::unique_ptr<RecordBatchReader> reader = MakeBatchVectorReader(schema, std::move(batches));
+  return WriteDatasetWithBlobInfo(std::move(store), root, *reader, std::move(params), media);
 }
 
 Result<uint64_t> WriteDatasetWithBlobInfo(const std::string& uri, const Schema& schema,
                                           std::vector<RecordBatch> batches, table::WriteParams params,
                                           const MediaOptions& media) {
-  ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
-  return WriteDatasetWithBlobInfo(std::move(where.store), where.root, schema, std::move(batches), std::move(params),
-                                  media);
+  std::unique_ptr<RecordBatchReader> reader = MakeBatchVectorReader(schema, std::move(batches));
+  return WriteDatasetWithBlobInfo(uri, *reader, std::move(params), media);
 }
 
 }  // namespace lancet::media

@@ -10,6 +10,7 @@
 #include "lance_proto/rowids.pb.h"
 #include "lancet/format/file_writer.h"
 #include "lancet/io/uri.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/table/write.h"
 #include "table/blob.h"
 #include "table/blob_info.h"
@@ -74,10 +75,28 @@ Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t 
   return out;
 }
 
-// Writes `batches` into data files of at most max_rows rows each, one fragment per
-// file (ids are assigned at commit). Every file written is recorded in `written`.
-// Blob V2 columns store their payloads on the way (placed by size) and reach the file
-// as descriptor structs.
+// The input's binary columns named in binary_as_blob, turned into blob input structs
+// batch by batch as the writer pulls them.
+class BinaryAsBlobReader final : public RecordBatchReader {
+ public:
+  BinaryAsBlobReader(RecordBatchReader& in, const std::map<std::string, BlobThresholds>& columns, Schema converted)
+      : in_(in), columns_(columns), schema_(std::move(converted)) {}
+  const Schema& schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, in_.Next());
+    if (!batch) return batch;
+    Schema scratch = in_.schema();
+    std::vector<RecordBatch> one{std::move(*batch)};
+    RETURN_IF_ERROR(ConvertBinaryToBlob(columns_, &scratch, &one));
+    return std::optional<RecordBatch>(std::move(one[0]));
+  }
+
+ private:
+  RecordBatchReader& in_;
+  const std::map<std::string, BlobThresholds>& columns_;
+  Schema schema_;
+};
+
 struct BlobPlan {
   bool any = false;
   bool blob_info = false;  // format 2.3
@@ -87,10 +106,14 @@ struct BlobPlan {
   std::function<void(uint64_t)> progress;
 };
 
+// Writes what `batches` yields into data files of at most max_rows rows each, one
+// fragment per file (ids are assigned at commit), pulling a batch only when the last
+// one is written, so memory holds one batch plus the writer's page buffers. Every file
+// written is recorded in `written`. Blob V2 columns store their payloads on the way
+// (placed by size) and reach the file as descriptor structs.
 Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::ObjectStore>& store, const std::string& root,
-                                                 const Schema& schema, const std::vector<RecordBatch>& batches,
-                                                 uint64_t max_rows, const BlobPlan& blobs,
-                                                 std::vector<std::string>* written) {
+                                                 const Schema& schema, RecordBatchReader& batches, uint64_t max_rows,
+                                                 const BlobPlan& blobs, std::vector<std::string>* written) {
   std::vector<DataFragment> frags;
   std::unique_ptr<format::FileWriter> writer;
   std::unique_ptr<BlobSink> sink;
@@ -121,8 +144,10 @@ Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::Objec
     rows_in_file = 0;
     return Status::OK();
   };
-  for (size_t b = 0; b < batches.size(); ++b) {
-    RecordBatch batch = batches[b];
+  for (size_t b = 0;; ++b) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> next, batches.Next());
+    if (!next) break;
+    RecordBatch batch = std::move(*next);
     if (batch.columns.size() != schema.fields.size()) {
       return Status::InvalidArgument(root + ": batch " + std::to_string(b) + " has " +
                                      std::to_string(batch.columns.size()) + " columns but the schema has " +
@@ -282,15 +307,19 @@ void DeleteAll(io::ObjectStore& store, const std::vector<std::string>& paths) {
 }  // namespace
 
 Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root_in,
-                              const Schema& schema_in, std::vector<RecordBatch> batches, const WriteParams& params) {
+                              RecordBatchReader& input, const WriteParams& params) {
   if (!store) return Status::InvalidArgument("WriteDataset needs an object store");
   std::string root = root_in;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
-  Schema schema = schema_in;
+  Schema schema = input.schema();
+  std::optional<BinaryAsBlobReader> as_blob;
   if (!params.blobs.binary_as_blob.empty()) {
-    auto st = ConvertBinaryToBlob(params.blobs.binary_as_blob, &schema, &batches);
+    std::vector<RecordBatch> none;
+    auto st = ConvertBinaryToBlob(params.blobs.binary_as_blob, &schema, &none);
     if (!st.ok()) return st.WithContext(root);
+    as_blob.emplace(input, params.blobs.binary_as_blob, schema);
   }
+  RecordBatchReader& batches = as_blob ? static_cast<RecordBatchReader&>(*as_blob) : input;
   if (auto st = CheckBlobInputSchema(schema); !st.ok()) return st.WithContext(root);
   if (params.max_rows_per_file == 0 || params.max_rows_per_file > kMaxRowsPerFragment) {
     return Status::InvalidArgument(root + ": max_rows_per_file must be in [1, 2^32]");
@@ -447,11 +476,22 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
   return committed;
 }
 
-Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
-                              const WriteParams& params) {
+Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root, const Schema& schema,
+                              std::vector<RecordBatch> batches, const WriteParams& params) {
+  std::unique_ptr<RecordBatchReader> reader = MakeBatchVectorReader(schema, std::move(batches));
+  return WriteDataset(std::move(store), root, *reader, params);
+}
+
+Result<uint64_t> WriteDataset(const std::string& uri, RecordBatchReader& batches, const WriteParams& params) {
   if (uri.empty()) return Status::InvalidArgument("WriteDataset needs a path");
   ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, params.storage_options));
-  return WriteDataset(std::move(where.store), where.root, schema, std::move(batches), params);
+  return WriteDataset(std::move(where.store), where.root, batches, params);
+}
+
+Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std::vector<RecordBatch> batches,
+                              const WriteParams& params) {
+  std::unique_ptr<RecordBatchReader> reader = MakeBatchVectorReader(schema, std::move(batches));
+  return WriteDataset(uri, *reader, params);
 }
 
 Result<uint64_t> DeleteRows(const Dataset& dataset, std::span<const uint64_t> row_addresses, int max_commit_attempts) {

@@ -96,8 +96,7 @@ Field WithThresholdMetadata(Field field, const table::BlobThresholds& thresholds
   return field;
 }
 
-Status ApplyBlobSpecs(const std::vector<BlobColumnSpec>& specs, Schema* schema, std::vector<RecordBatch>* batches,
-                      table::BlobWriteOptions* options) {
+Status ApplyBlobSpecs(const std::vector<BlobColumnSpec>& specs, Schema* schema, table::BlobWriteOptions* options) {
   std::set<std::string> done;
   for (const BlobColumnSpec& spec : specs) {
     if (!done.insert(spec.column).second) {
@@ -126,9 +125,6 @@ Status ApplyBlobSpecs(const std::vector<BlobColumnSpec>& specs, Schema* schema, 
     }
     ASSIGN_OR_RETURN(const table::BlobThresholds t, spec.Apply(base));
     field = WithThresholdMetadata(field, t);
-    for (RecordBatch& b : *batches) {
-      if (static_cast<size_t>(i) < b.schema.fields.size()) b.schema.fields[i].metadata = field.metadata;
-    }
   }
   return Status::OK();
 }

@@ -35,11 +35,10 @@ Result<BlobColumnSpec> ParseBlobSpec(const std::string& text);
 ///
 /// A top-level binary/large_binary column goes to `options->binary_as_blob`; a
 /// struct<data: large_binary, uri: utf8> column gets the lance.blob.v2 extension and
-/// the threshold metadata on its field in `schema` (and in every batch's schema).
-/// InvalidArgument naming the column when it is missing, named twice or of another
-/// type.
-Status ApplyBlobSpecs(const std::vector<BlobColumnSpec>& specs, Schema* schema, std::vector<RecordBatch>* batches,
-                      table::BlobWriteOptions* options);
+/// the threshold metadata on its field in `schema` (the writer takes the field from
+/// the schema it is given, so batches need no change). InvalidArgument naming the
+/// column when it is missing, named twice or of another type.
+Status ApplyBlobSpecs(const std::vector<BlobColumnSpec>& specs, Schema* schema, table::BlobWriteOptions* options);
 
 /// `field` (a Blob V2 field) with its effective thresholds written into its metadata,
 /// so a later import of the field places values as this dataset did.

@@ -1,41 +1,45 @@
 // `lancet export`: a version of a dataset as an Arrow IPC stream or file.
 #include <cstdio>
-#include <filesystem>
+#include <memory>
+#include <span>
 
 #include "format/ipc_writer.h"
 #include "lancet/commands.h"
 #include "lancet/export_blobs.h"
+#include "lancet/io/object_store.h"
 #include "lancet/progress.h"
 #include "lancet/value_json.h"
 
 namespace lancet::cli {
 namespace {
 
-// Writes `bytes` to `path` ("-" = stdout) through a temporary name, so a failed
-// export never leaves a partial file behind.
-Status WriteOutput(const std::string& path, const Buffer& bytes) {
-  if (path == "-") {
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
+// Where the IPC bytes go as they are encoded: stdout, or a temporary file renamed
+// over `path` at the end, so a failed export never leaves a partial file behind.
+class Output {
+ public:
+  Status Open(const std::string& path) {
+    if (path == "-") return Status::OK();
+    auto writer = io::LocalFileSystem()->OpenWrite(path);
+    if (!writer.ok()) return writer.status();
+    file_ = std::move(*writer);
+    return Status::OK();
+  }
+  Status Append(std::span<const uint8_t> bytes) {
+    if (file_) return file_->Append(bytes);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) {
       return Status::IOError("write to stdout failed");
     }
     return Status::OK();
   }
-  const std::string tmp = path + ".lancet-tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Status::IOError(path + ": cannot create");
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (std::fclose(f) != 0 || !ok) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": write failed");
+  Status Close() {
+    if (file_) return file_->Close();
+    if (std::fflush(stdout) != 0) return Status::IOError("write to stdout failed");
+    return Status::OK();
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": " + ec.message());
-  }
-  return Status::OK();
-}
+
+ private:
+  std::unique_ptr<io::ObjectWriter> file_;  // unset for stdout; dropped unclosed, it removes its temporary
+};
 
 struct ExportState {
   std::string dataset;
@@ -81,37 +85,44 @@ struct ExportState {
     table::ScanOptions scan;
     for (const Field& f : schema.fields) scan.columns.push_back(f.name);
     scan.with_row_addr = with_blobs;
-    progress.Report(
-        "scanning " + std::to_string((*ds)->CountRows()) + " rows of version " + std::to_string((*ds)->version()),
-        true);
-    auto batches = (*ds)->Scan(scan);
-    if (!batches.ok()) return ReportError(batches.status(), dataset);
-    if (with_blobs) {
-      std::vector<RecordBatch> converted;
-      uint64_t rows = 0;
-      for (const RecordBatch& b : *batches) {
-        auto parts = ExportBlobRows(**ds, schema, b);
-        if (!parts.ok()) return ReportError(parts.status(), dataset);
-        rows += static_cast<uint64_t>(b.num_rows);
-        progress.Report("fetched the blobs of " + std::to_string(rows) + " rows");
-        for (RecordBatch& p : *parts) converted.push_back(std::move(p));
-      }
-      *batches = std::move(converted);
-    }
-    // Scan batches carry the read schema; the export names the logical one.
-    for (RecordBatch& b : *batches) b.schema = schema;
+    // Memory is the scan's window of batches: smaller batches keep wide rows bounded.
+    scan.batch_size = 8192;
     format::IpcWriteOptions options;
     options.compression = compression == "lz4"    ? format::IpcCompression::kLz4Frame
                           : compression == "zstd" ? format::IpcCompression::kZstd
                                                   : format::IpcCompression::kNone;
     const bool as_file = format == "file" || (format.empty() && out.size() > 6 && out.ends_with(".arrow"));
-    progress.Report("encoding " + std::string(as_file ? "an Arrow IPC file" : "an Arrow IPC stream"), true);
-    auto bytes =
-        as_file ? format::WriteIpcFile(schema, *batches, options) : format::WriteIpcStream(schema, *batches, options);
-    if (!bytes.ok()) return ReportError(bytes.status(), dataset);
-    Status st = WriteOutput(out, **bytes);
-    progress.Done();
+    Output output;
+    Status st = output.Open(out);
     if (!st.ok()) return ReportError(st);
+    auto writer = format::IpcBatchWriter::Open(
+        [&output](std::span<const uint8_t> bytes) { return output.Append(bytes); }, schema, options, as_file);
+    if (!writer.ok()) return ReportError(writer.status(), dataset);
+    // Batches are scanned, converted and written one at a time.
+    auto scanned = (*ds)->NewScan(scan);
+    if (!scanned.ok()) return ReportError(scanned.status(), dataset);
+    std::unique_ptr<RecordBatchReader> batches = std::move(*scanned);
+    uint64_t rows = 0;
+    const uint64_t total = (*ds)->CountRows();
+    while (true) {
+      auto next = batches->Next();
+      if (!next.ok()) return ReportError(next.status(), dataset);
+      if (!*next) break;
+      // Scan batches carry the read schema; the export names the logical one.
+      auto write = [&](RecordBatch part) -> Status {
+        part.schema = schema;
+        rows += static_cast<uint64_t>(part.num_rows);
+        return (*writer)->Write(part);
+      };
+      st =
+          with_blobs ? ExportBlobRows(**ds, schema, **next, kExportBlobBytesPerBatch, write) : write(std::move(**next));
+      if (!st.ok()) return ReportError(st, dataset);
+      progress.Report("exported " + std::to_string(rows) + " of " + std::to_string(total) + " rows");
+    }
+    st = (*writer)->Finish();
+    if (st.ok()) st = output.Close();
+    progress.Done();
+    if (!st.ok()) return ReportError(st, out == "-" ? dataset : out);
     if (out != "-") {
       std::printf("exported %llu rows of %s version %llu to %s\n", static_cast<unsigned long long>((*ds)->CountRows()),
                   dataset.c_str(), static_cast<unsigned long long>((*ds)->version()), out.c_str());

@@ -14,6 +14,19 @@
 namespace lancet::cli {
 namespace {
 
+// The source's batches under the schema the --blob specs annotated (the writer takes
+// fields from the schema, so the batches pass through unchanged).
+class WithSchema final : public RecordBatchReader {
+ public:
+  WithSchema(RecordBatchReader& in, Schema schema) : in_(in), schema_(std::move(schema)) {}
+  const Schema& schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override { return in_.Next(); }
+
+ private:
+  RecordBatchReader& in_;
+  Schema schema_;
+};
+
 struct ImportState {
   std::string source;
   std::string dataset;
@@ -72,30 +85,34 @@ struct ImportState {
     }
     params.blobs.external_bases = external_bases;
     params.blobs.allow_external_outside_bases = allow_external;
-    auto src = ReadImportSource(source, schema, [this](uint64_t rows) {
-      progress.Report("read " + std::to_string(rows) + " rows from " + source);
-    });
-    progress.Done();
-    if (!src.ok()) return ReportError(src.status(), source);
-    Status applied = ApplyBlobSpecs(specs, &src->schema, &src->batches, &params.blobs);
-    if (!applied.ok()) return ReportError(applied, source);
-    if (params.mode == table::WriteMode::kAppend) {
-      Status st = CheckAppendSchema(src->schema, params.blobs);
-      if (!st.ok()) return ReportError(st, dataset);
-    }
-    progress.Report("writing " + std::to_string(src->num_rows) + " rows to " + dataset, true);
     media::MediaOptions media_options;
     for (const std::string& text : media) {
       auto parsed = ParseMediaOption(text);
       if (!parsed.ok()) return ReportUsage(parsed.status().message());
       media_options[parsed->first] = std::move(parsed->second);
     }
-    auto version = media_options.empty() ? table::WriteDataset(dataset, src->schema, std::move(src->batches), params)
-                                         : media::WriteDatasetWithBlobInfo(
-                                               dataset, src->schema, std::move(src->batches), params, media_options);
+    auto src = OpenImportSource(source, schema, [this](uint64_t rows) {
+      progress.Report("imported " + std::to_string(rows) + " rows from " + source);
+    });
+    if (!src.ok()) return ReportError(src.status(), source);
+    Schema input_schema = (*src)->schema();
+    Status applied = ApplyBlobSpecs(specs, &input_schema, &params.blobs);
+    if (!applied.ok()) return ReportError(applied, source);
+    if (params.mode == table::WriteMode::kAppend) {
+      Status st = CheckAppendSchema(input_schema, params.blobs);
+      if (!st.ok()) return ReportError(st, dataset);
+    }
+    // Rows go to data files as they are read; the version is committed at the end.
+    WithSchema rows(**src, std::move(input_schema));
+    auto version = media_options.empty() ? table::WriteDataset(dataset, rows, params)
+                                         : media::WriteDatasetWithBlobInfo(dataset, rows, params, media_options);
     progress.Done();
-    if (!version.ok()) return ReportError(version.status(), dataset);
-    std::printf("imported %llu rows into %s: version %llu\n", static_cast<unsigned long long>(src->num_rows),
+    if (!version.ok()) {
+      // A failed read names the source; anything else is about the dataset.
+      const bool source_error = version.status().message().starts_with(source);
+      return source_error ? ReportError(version.status()) : ReportError(version.status(), dataset);
+    }
+    std::printf("imported %llu rows into %s: version %llu\n", static_cast<unsigned long long>((*src)->rows_read()),
                 dataset.c_str(), static_cast<unsigned long long>(*version));
     return kExitOk;
   }
@@ -124,8 +141,9 @@ Command AddImportCommand(CLI::App& root) {
       "objects, maps as\n"
       "[{\"key\", \"value\"}...], null. Keys _rowaddr/_rowid are "
       "ignored. See docs/cli.md.\n"
-      "All rows are read and checked (schema, UTF-8) before anything "
-      "is written.\n"
+      "SRC '-' reads an Arrow IPC stream from standard input. Rows are checked (schema,\n"
+      "UTF-8) and written as they are read, so any input size fits in memory; the new\n"
+      "version is committed at the end, and a bad row commits nothing.\n"
       "--blob COLUMN[:inline=SIZE,dedicated=SIZE,pack=SIZE] stores a binary, large_binary\n"
       "or struct<data: large_binary, uri: utf8> column as a Blob V2 column: values up to\n"
       "'inline' bytes (default 64k) stay in the data file, up to 'dedicated' (default 4m)\n"
@@ -133,7 +151,8 @@ Command AddImportCommand(CLI::App& root) {
       "of their own. SIZE: bytes, or a number with k, m or g (KiB units).\n"
       "A blob 'uri' is stored as a reference to that file; it must lie inside an\n"
       "--external-base directory unless --allow-external is given.");
-  app->add_option("SRC", state->source, "Arrow IPC file or stream, or NDJSON file")->required();
+  app->add_option("SRC", state->source, "Arrow IPC file or stream, NDJSON file, or - (an IPC stream on stdin)")
+      ->required();
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("--mode", state->mode, "create (default; fails if it exists), append or overwrite")
       ->check(CLI::IsMember({"create", "append", "overwrite"}));

@@ -1,9 +1,9 @@
 #include "lancet/export_blobs.h"
 
 #include <cstring>
+#include <functional>
 #include <numeric>
 
-#include "lancet/blob_spec.h"
 #include "lancet/table/blob_write.h"
 #include "util/array_builder.h"
 
@@ -168,10 +168,13 @@ class Converter {
 
 Result<Field> ExportField(const Field& f) {
   if (IsBlobV2Field(f)) {
-    ASSIGN_OR_RETURN(const table::BlobThresholds t, table::BlobThresholdsOf(f));
+    // Checked so a bad threshold fails the export, not a later import; the metadata
+    // stays as the dataset has it: a field without thresholds gets the defaults on
+    // import, as it did here, and the round trip keeps the schema.
+    RETURN_IF_ERROR(table::BlobThresholdsOf(f).status());
     Field out = f;
     out.type = table::MakeBlobField(f.name, f.nullable).type;
-    return WithThresholdMetadata(std::move(out), t);
+    return out;
   }
   if (!HasBlob(f)) return f;
   Field out = f;
@@ -191,8 +194,8 @@ Result<Schema> BlobExportSchema(const Schema& logical) {
   return out;
 }
 
-Result<std::vector<RecordBatch>> ExportBlobRows(const table::Dataset& ds, const Schema& export_schema,
-                                                const RecordBatch& scanned, uint64_t bytes_per_batch) {
+Status ExportBlobRows(const table::Dataset& ds, const Schema& export_schema, const RecordBatch& scanned,
+                      uint64_t bytes_per_batch, const std::function<Status(RecordBatch)>& emit) {
   const size_t ncols = export_schema.fields.size();
   if (scanned.columns.size() != ncols + 1 || scanned.columns.back().type.id != TypeId::kUInt64) {
     return Status::Internal("export scan lacks its _rowaddr column");
@@ -208,7 +211,6 @@ Result<std::vector<RecordBatch>> ExportBlobRows(const table::Dataset& ds, const 
     Status st = AddPayload(export_schema.fields[c], scanned.columns[c], 0, &payload);
     if (!st.ok()) return st.WithContext("column '" + export_schema.fields[c].name + "'");
   }
-  std::vector<RecordBatch> out;
   for (size_t begin = 0; begin < nrows;) {
     // A row whose payload alone passes the limit gets a batch of its own.
     size_t end = begin + 1;
@@ -223,9 +225,19 @@ Result<std::vector<RecordBatch>> ExportBlobRows(const table::Dataset& ds, const 
       ASSIGN_OR_RETURN(Array col, conv.Convert(f, f.name, scanned.columns[c], static_cast<int64_t>(begin)));
       batch.columns.push_back(std::move(col));
     }
-    out.push_back(std::move(batch));
+    RETURN_IF_ERROR(emit(std::move(batch)));
     begin = end;
   }
+  return Status::OK();
+}
+
+Result<std::vector<RecordBatch>> ExportBlobRows(const table::Dataset& ds, const Schema& export_schema,
+                                                const RecordBatch& scanned, uint64_t bytes_per_batch) {
+  std::vector<RecordBatch> out;
+  RETURN_IF_ERROR(ExportBlobRows(ds, export_schema, scanned, bytes_per_batch, [&out](RecordBatch b) {
+    out.push_back(std::move(b));
+    return Status::OK();
+  }));
   return out;
 }
 

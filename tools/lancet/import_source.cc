@@ -4,15 +4,12 @@
 #include <fstream>
 
 #include "format/ipc_reader.h"
+#include "lancet/io/input_stream.h"
 #include "lancet/ndjson.h"
 #include "lancet/schema_json.h"
 
 namespace lancet::cli {
 namespace {
-
-// Rows per NDJSON batch: bounds the JSON held at once while keeping batches
-// large enough for the writer's pages.
-constexpr int64_t kNdjsonBatchRows = 16384;
 
 // Length of the valid UTF-8 sequence at `s`, or 0 (overlongs, surrogates and
 // code points past U+10FFFF are invalid).
@@ -119,6 +116,59 @@ bool SameFields(const std::vector<Field>& a, const std::vector<Field>& b) {
   return true;
 }
 
+// Bytes DetectFormat looks at.
+constexpr uint64_t kDetectBytes = 64;
+
+class NdjsonBatches final : public RecordBatchReader {
+ public:
+  NdjsonBatches(std::unique_ptr<NdjsonReader> in, Schema schema) : in_(std::move(in)), schema_(std::move(schema)) {}
+  const Schema& schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override { return in_->Next(); }
+
+ private:
+  std::unique_ptr<NdjsonReader> in_;
+  Schema schema_;
+};
+
+// Names the source (and its format) in the errors of an IPC reader.
+class ContextReader final : public RecordBatchReader {
+ public:
+  ContextReader(std::unique_ptr<RecordBatchReader> in, std::string what) : in_(std::move(in)), what_(std::move(what)) {}
+  const Schema& schema() const override { return in_->schema(); }
+  Result<std::optional<RecordBatch>> Next() override {
+    auto next = in_->Next();
+    if (!next.ok()) return next.status().WithContext(what_);
+    return next;
+  }
+
+ private:
+  std::unique_ptr<RecordBatchReader> in_;
+  std::string what_;
+};
+
+class CheckedReader final : public ImportReader {
+ public:
+  CheckedReader(std::unique_ptr<RecordBatchReader> in, std::string path, std::function<void(uint64_t)> on_batch)
+      : in_(std::move(in)), path_(std::move(path)), on_batch_(std::move(on_batch)) {}
+  const Schema& schema() const override { return in_->schema(); }
+  uint64_t rows_read() const override { return rows_; }
+  Result<std::optional<RecordBatch>> Next() override {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, in_->Next());
+    if (!batch) return batch;
+    Status st = CheckUtf8(*batch, rows_);
+    if (!st.ok()) return st.WithContext(path_);
+    rows_ += static_cast<uint64_t>(batch->num_rows);
+    if (on_batch_) on_batch_(rows_);
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<RecordBatchReader> in_;
+  std::string path_;
+  std::function<void(uint64_t)> on_batch_;
+  uint64_t rows_ = 0;
+};
+
 }  // namespace
 
 Result<SourceFormat> DetectFormat(std::string_view head) {
@@ -149,56 +199,65 @@ Status CheckUtf8(const RecordBatch& batch, uint64_t first_row) {
   return Status::OK();
 }
 
-Result<ImportSource> ReadImportSource(const std::string& path, const std::optional<std::string>& schema_path,
-                                      const std::function<void(uint64_t)>& on_batch) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return Status::NotFound(path + ": no such file");
+Result<std::unique_ptr<ImportReader>> OpenImportSource(const std::string& path,
+                                                       const std::optional<std::string>& schema_path,
+                                                       std::function<void(uint64_t)> on_batch) {
   std::optional<Schema> given;
   if (schema_path) {
     ASSIGN_OR_RETURN(given, ReadSchemaFile(*schema_path));
   }
-  ImportSource out;
-  std::string head;
-  {
-    std::ifstream in(path, std::ios::binary);
-    head.resize(64);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
+  std::error_code ec;
+  if (path != "-" && !std::filesystem::is_regular_file(path, ec)) {
+    // Pipes and fifos stream like standard input.
+    if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
   }
-  auto format = DetectFormat(head);
+  ASSIGN_OR_RETURN(std::unique_ptr<io::InputStream> in, io::OpenInputStream(path));
+  ASSIGN_OR_RETURN(BufferPtr head, in->Read(kDetectBytes));
+  auto format = DetectFormat(head->view());
   if (!format.ok()) return format.status().WithContext(path);
+  const bool seekable = path != "-" && std::filesystem::is_regular_file(path, ec);
+  std::unique_ptr<RecordBatchReader> inner;
   if (*format == SourceFormat::kNdjson) {
     if (!given) return Status::InvalidArgument(path + ": NDJSON input needs --schema SCHEMA.json");
-    ASSIGN_OR_RETURN(auto reader, NdjsonReader::Open(path, *given, kNdjsonBatchRows));
-    out.schema = *given;
-    while (true) {
-      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
-      if (!batch) break;
-      out.num_rows += static_cast<uint64_t>(batch->num_rows);
-      out.batches.push_back(std::move(*batch));
-      if (on_batch) on_batch(out.num_rows);
+    if (!seekable) return Status::NotSupported(path + ": NDJSON must come from a file; pipe an Arrow IPC stream");
+    ASSIGN_OR_RETURN(auto ndjson, NdjsonReader::Open(path, *given, kNdjsonBatchRows));
+    inner = std::make_unique<NdjsonBatches>(std::move(ndjson), *given);
+  } else {
+    const bool file = *format == SourceFormat::kIpcFile;
+    const std::string what = path + (file ? " (Arrow IPC file)" : " (Arrow IPC stream)");
+    Result<std::unique_ptr<RecordBatchReader>> opened = Status::Internal("unreachable");
+    if (file) {
+      if (!seekable) {
+        return Status::NotSupported(path +
+                                    ": an Arrow IPC file needs its footer, so it must be a regular file; "
+                                    "pipe an Arrow IPC stream instead");
+      }
+      in.reset();
+      // Copies rather than maps, so the resident set holds one batch, not the file.
+      auto opened_file = io::LocalFileSystem(/*map_reads=*/false)->OpenRead(path);
+      if (!opened_file.ok()) return opened_file.status();
+      opened = format::OpenIpcFileReader(std::move(*opened_file));
+    } else {
+      opened = format::OpenIpcStreamReader(io::PrependToStream(std::move(head), std::move(in)));
     }
-    return out;
+    if (!opened.ok()) return opened.status().WithContext(what);
+    inner = std::move(*opened);
+    if (given && !SameFields(given->fields, inner->schema().fields)) {
+      return Status::InvalidArgument(path + ": its schema " + inner->schema().ToString() + " differs from --schema " +
+                                     given->ToString());
+    }
+    inner = std::make_unique<ContextReader>(std::move(inner), what);
   }
-  ASSIGN_OR_RETURN(BufferPtr buffer, ReadWholeFile(path));
-  Result<format::IpcData> data =
-      *format == SourceFormat::kIpcFile ? format::ReadIpcFileData(buffer) : format::ReadIpcStreamData(buffer);
-  if (!data.ok()) {
-    return data.status().WithContext(path +
-                                     (*format == SourceFormat::kIpcFile ? " (Arrow IPC file)" : " (Arrow IPC stream)"));
-  }
-  out.schema = std::move(data->schema);
-  if (given && !SameFields(given->fields, out.schema.fields)) {
-    return Status::InvalidArgument(path + ": its schema " + out.schema.ToString() + " differs from --schema " +
-                                   given->ToString());
-  }
-  for (RecordBatch& b : data->batches) {
-    Status st = CheckUtf8(b, out.num_rows);
-    if (!st.ok()) return st.WithContext(path);
-    out.num_rows += static_cast<uint64_t>(b.num_rows);
-    out.batches.push_back(std::move(b));
-    if (on_batch) on_batch(out.num_rows);
-  }
+  return std::unique_ptr<ImportReader>(std::make_unique<CheckedReader>(std::move(inner), path, std::move(on_batch)));
+}
+
+Result<ImportSource> ReadImportSource(const std::string& path, const std::optional<std::string>& schema_path,
+                                      const std::function<void(uint64_t)>& on_batch) {
+  ASSIGN_OR_RETURN(auto reader, OpenImportSource(path, schema_path, on_batch));
+  ImportSource out;
+  out.schema = reader->schema();
+  ASSIGN_OR_RETURN(out.batches, ReadAllBatches(*reader));
+  out.num_rows = reader->rows_read();
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
 #include "lancet/media/plugin_host.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/result.h"
 #include "lancet/table/write.h"
 
@@ -35,6 +36,14 @@ Result<uint64_t> WriteDatasetWithBlobInfo(const std::string& uri, const Schema& 
 Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store, const std::string& root,
                                           const Schema& schema, std::vector<RecordBatch> batches,
                                           table::WriteParams params, const MediaOptions& media);
+/// Same, streaming the rows `batches` yields (see the RecordBatchReader overloads of
+/// table::WriteDataset: bounded memory, one commit at the end, nothing committed on a
+/// failure).
+Result<uint64_t> WriteDatasetWithBlobInfo(const std::string& uri, RecordBatchReader& batches, table::WriteParams params,
+                                          const MediaOptions& media);
+Result<uint64_t> WriteDatasetWithBlobInfo(std::shared_ptr<io::ObjectStore> store, const std::string& root,
+                                          RecordBatchReader& batches, table::WriteParams params,
+                                          const MediaOptions& media);
 
 /// The blob transform that runs `plugin`'s ingest (for callers building WriteParams).
 std::shared_ptr<const table::BlobTransform> PluginTransform(std::shared_ptr<MediaPlugin> plugin);

@@ -10,6 +10,7 @@
 #include "lancet/array.h"
 #include "lancet/io/object_store.h"
 #include "lancet/io/storage_options.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/result.h"
 #include "lancet/table/blob_write.h"
 #include "lancet/table/dataset.h"
@@ -63,6 +64,17 @@ Result<uint64_t> WriteDataset(const std::string& uri, const Schema& schema, std:
 /// Same, for the dataset at `root` in `store`.
 Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root, const Schema& schema,
                               std::vector<RecordBatch> batches, const WriteParams& params = {});
+
+/// \brief Same as above for the rows `batches` yields (of schema batches.schema()),
+/// written to data files as they arrive: memory holds about one batch plus the file
+/// writer's page buffers, whatever the input's size. A file rolls over every
+/// params.max_rows_per_file rows. The commit happens once, after the reader is
+/// exhausted; when the reader (or a write) fails, nothing is committed, the data files
+/// written so far are deleted and the dataset stays at its version, and the reader's
+/// error is returned.
+Result<uint64_t> WriteDataset(const std::string& uri, RecordBatchReader& batches, const WriteParams& params = {});
+Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std::string& root,
+                              RecordBatchReader& batches, const WriteParams& params = {});
 
 /// \brief Deletes rows by row address ((fragment_id << 32) | offset) as seen in
 /// `dataset`'s version; returns the new version.
