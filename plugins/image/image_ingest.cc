@@ -3,6 +3,7 @@
 // tiles or strips, check each lies inside the file and that the first and last chunk of
 // every page decode, and only then copy the file to the sink unchanged. Nothing is
 // decoded beyond those two chunks a page, so a 20000x20000 page costs two tile decodes.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 #include <cstring>
 #include <memory>
 
-#include "image_internal.h"
+#include "image_anim.h"
 #include "image_tiff.h"
 
 namespace lancet_image {
@@ -159,20 +160,77 @@ void CheckChunk(int fd, const Page& p, uint32_t number, const Index& index, uint
   }
 }
 
+// The spooled source, unchanged, to the sink; then the layouts to the host.
+void Store(Session& s, LancetMediaSink sink, std::vector<uint8_t> info_bytes, std::vector<uint8_t> entry_bytes,
+           LancetMediaBuffer* stream_info, LancetMediaBuffer* entries) {
+  std::vector<uint8_t> buffer(std::min<uint64_t>(s.size, 1u << 20));
+  for (uint64_t at = 0; at < s.size;) {
+    const uint64_t n = std::min<uint64_t>(buffer.size(), s.size - at);
+    ReadAt(s.spool.fd(), at, buffer.data(), n);
+    if (sink.write(sink.context, buffer.data(), n) != 0) Fail(LANCET_MEDIA_ESINK, "the host refused the stored bytes");
+    at += n;
+  }
+  LancetMediaBuffer info{}, ent{};
+  GiveBuffer(&info, std::move(info_bytes));
+  try {
+    GiveBuffer(&ent, std::move(entry_bytes));
+  } catch (...) {
+    info.release(&info);
+    throw;
+  }
+  *stream_info = info;
+  *entries = ent;
+}
+
+struct Mapping {
+  void* at = MAP_FAILED;
+  uint64_t size = 0;
+  ~Mapping() {
+    if (at != MAP_FAILED) munmap(at, size);
+  }
+};
+
+// GIF and WebP: indexed from a read-only mapping of the spool, then every frame decoded
+// once (one at a time), so a damaged frame fails the write rather than a later read.
+void FinishAnimated(Session& s, bool gif, LancetMediaSink sink, LancetMediaBuffer* stream_info,
+                    LancetMediaBuffer* entries) {
+  Mapping m;
+  m.size = s.size;
+  m.at = mmap(nullptr, s.size, PROT_READ, MAP_PRIVATE, s.spool.fd(), 0);
+  if (m.at == MAP_FAILED) Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot map the spooled source: ") + strerror(errno));
+  const auto* file = static_cast<const uint8_t*>(m.at);
+  const Animation a = gif ? IndexGif(file, s.size) : IndexWebp(file, s.size);
+  for (uint32_t k = 0; k < a.index.frames.size(); ++k) {
+    const Frame& f = a.index.frames[k];
+    const uint8_t* data = file + f.offset + f.data_start;
+    if (gif) {
+      (void)DecodeGifFrame(file, a.index.header_bytes, data, f.data_size, f, k);
+    } else {
+      (void)DecodeWebpFrame(data, f.data_size, f, k);
+    }
+  }
+  Store(s, sink, WriteStreamInfo(a.si), WriteFrames(a.index), stream_info, entries);
+}
+
 void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, LancetMediaBuffer* entries) {
   if (s.finished) Fail(LANCET_MEDIA_EINVAL, "finish called twice");
   s.finished = true;
-  if (s.size < 8) Fail(LANCET_MEDIA_ECORRUPT, "the source has " + std::to_string(s.size) + " bytes, not a TIFF file");
-  uint8_t magic[4];
-  ReadAt(s.spool.fd(), 0, magic, 4);
+  if (s.size < 12) {
+    Fail(LANCET_MEDIA_ECORRUPT, "the source has " + std::to_string(s.size) + " bytes, not a TIFF, GIF or WebP file");
+  }
+  uint8_t magic[12];
+  ReadAt(s.spool.fd(), 0, magic, 12);
+  const bool gif = std::memcmp(magic, "GIF87a", 6) == 0 || std::memcmp(magic, "GIF89a", 6) == 0;
+  const bool webp = std::memcmp(magic, "RIFF", 4) == 0 && std::memcmp(magic + 8, "WEBP", 4) == 0;
+  if (gif || webp) return FinishAnimated(s, gif, sink, stream_info, entries);
   const bool classic = (magic[0] == 'I' && magic[1] == 'I' && magic[2] == 42 && magic[3] == 0) ||
                        (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && magic[3] == 42);
   const bool big = (magic[0] == 'I' && magic[1] == 'I' && magic[2] == 43 && magic[3] == 0) ||
                    (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && magic[3] == 43);
   if (!classic && !big) {
     Fail(LANCET_MEDIA_ENOTSUP,
-         "the source is not a TIFF file (no II*/MM* header); the image plugin reads TIFF "
-         "and BigTIFF only");
+         "the source is not a TIFF, GIF or WebP file (no II*/MM*, GIF87a/GIF89a or RIFF-WEBP header); the image "
+         "plugin reads TIFF, BigTIFF, GIF and WebP only");
   }
   TiffHandle h = TiffHandle::OverFd(s.spool.fd(), s.size);
   if (h.get() == nullptr) Fail(LANCET_MEDIA_ECORRUPT, "libtiff cannot open the source" + TiffError(h));
@@ -197,26 +255,10 @@ void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, La
     CheckChunk(s.spool.fd(), p, i, index, 0);
     if (p.chunk_count > 1) CheckChunk(s.spool.fd(), p, i, index, p.chunk_count - 1);
   }
-  std::vector<uint8_t> buffer(std::min<uint64_t>(s.size, 1u << 20));
-  for (uint64_t at = 0; at < s.size;) {
-    const uint64_t n = std::min<uint64_t>(buffer.size(), s.size - at);
-    ReadAt(s.spool.fd(), at, buffer.data(), n);
-    if (sink.write(sink.context, buffer.data(), n) != 0) Fail(LANCET_MEDIA_ESINK, "the host refused the stored bytes");
-    at += n;
-  }
   StreamInfo si;
   si.page_count = static_cast<uint32_t>(index.pages.size());
   si.source_bytes = s.size;
-  LancetMediaBuffer info{}, ent{};
-  GiveBuffer(&info, WriteStreamInfo(si));
-  try {
-    GiveBuffer(&ent, WriteEntries(index));
-  } catch (...) {
-    info.release(&info);
-    throw;
-  }
-  *stream_info = info;
-  *entries = ent;
+  Store(s, sink, WriteStreamInfo(si), WriteEntries(index), stream_info, entries);
 }
 
 Session& SessionOf(LancetMediaIngest* self) { return *static_cast<Session*>(self->private_data); }

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "image_internal.h"
+#include "image_anim.h"
 
 namespace lancet_image {
 
@@ -28,18 +28,48 @@ void ReleaseRanges(LancetMediaRanges* self) {
   self->release = nullptr;
 }
 
+// TIFF pages (index) or GIF/WebP frames (frames), by stream_info's format.
 struct Parsed {
+  StreamInfo si;
   Index index;
+  FrameIndex frames;
   Request request;
 };
 
 Parsed Parse(const uint8_t* stream_info, uint64_t stream_info_size, const uint8_t* entries, uint64_t entries_size,
              const uint8_t* request, uint64_t request_size) {
   Parsed p;
-  const StreamInfo si = ReadStreamInfo(stream_info, stream_info_size);
-  p.index = ReadEntries(entries, entries_size, si);
-  p.request = ReadRequest(request, request_size, p.index);
+  p.si = ReadStreamInfo(stream_info, stream_info_size);
+  if (p.si.animated()) {
+    p.frames = ReadFrames(entries, entries_size, p.si);
+    p.request = ParseRequest(request, request_size);
+    CheckRequest(p.request, p.frames.frames.size(), p.si.canvas_width, p.si.canvas_height);
+  } else {
+    p.index = ReadEntries(entries, entries_size, p.si);
+    p.request = ReadRequest(request, request_size, p.index);
+  }
   return p;
+}
+
+// The chunks the area intersects, in grid order; neighbours stored back to back merge.
+std::vector<LancetMediaRange> PlanTiles(const Index& index, const Request& request, uint64_t blob_size) {
+  const Page& page = index.pages[request.page];
+  std::vector<LancetMediaRange> ranges;
+  for (uint64_t c : ChunksFor(page, RequestArea(request, page))) {
+    const Chunk& ch = index.chunks[c];
+    if (ch.size == 0) continue;
+    if (ch.offset > blob_size || ch.size > blob_size - ch.offset) {
+      Fail(LANCET_MEDIA_ECORRUPT, "entries chunk " + std::to_string(c) + " [" + std::to_string(ch.offset) + ", +" +
+                                      std::to_string(ch.size) + ") lies past the " + std::to_string(blob_size) +
+                                      "-byte blob");
+    }
+    if (!ranges.empty() && ranges.back().offset + ranges.back().length == ch.offset) {
+      ranges.back().length += ch.size;
+    } else {
+      ranges.push_back({ch.offset, ch.size});
+    }
+  }
+  return ranges;
 }
 
 int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t stream_info_size, const uint8_t* entries,
@@ -47,22 +77,11 @@ int PlanAbi(const LancetMediaPlugin*, const uint8_t* stream_info, uint64_t strea
             LancetMediaRanges* out, LancetMediaError* error) noexcept {
   return Guard(error, [&] {
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
-    const Page& page = p.index.pages[p.request.page];
     auto ranges = std::make_unique<std::vector<LancetMediaRange>>();
-    // The chunks the area intersects, in grid order; neighbours stored back to back merge.
-    for (uint64_t c : ChunksFor(page, RequestArea(p.request, page))) {
-      const Chunk& ch = p.index.chunks[c];
-      if (ch.size == 0) continue;
-      if (ch.offset > blob_size || ch.size > blob_size - ch.offset) {
-        Fail(LANCET_MEDIA_ECORRUPT, "entries chunk " + std::to_string(c) + " [" + std::to_string(ch.offset) + ", +" +
-                                        std::to_string(ch.size) + ") lies past the " + std::to_string(blob_size) +
-                                        "-byte blob");
-      }
-      if (!ranges->empty() && ranges->back().offset + ranges->back().length == ch.offset) {
-        ranges->back().length += ch.size;
-      } else {
-        ranges->push_back({ch.offset, ch.size});
-      }
+    if (p.si.animated()) {
+      *ranges = PlanFrames(p.frames, p.request, blob_size);
+    } else {
+      *ranges = PlanTiles(p.index, p.request, blob_size);
     }
     out->ranges = ranges->data();
     out->count = ranges->size();
@@ -80,7 +99,8 @@ int DecodeAbi(const LancetMediaPlugin*, const uint8_t* request, uint64_t request
       Fail(LANCET_MEDIA_EINVAL, "decode got ranges without pointers");
     }
     Parsed p = Parse(stream_info, stream_info_size, entries, entries_size, request, request_size);
-    Decoded d = DecodeRequest(p.request, p.index, ranges, range_data, range_count);
+    Decoded d = p.si.animated() ? DecodeFrames(p.request, p.si, p.frames, ranges, range_data, range_count)
+                                : DecodeRequest(p.request, p.index, ranges, range_data, range_count);
     LancetMediaDecoded result{};
     GiveBuffer(&result.metadata, std::move(d.metadata));
     try {
