@@ -80,8 +80,9 @@
 
 /* ---- frame entries (blob_info.entries of GIF and WebP): the frame index ----------------
  *   0 u32 magic LIFX   4 u16 version (1)   6 u16 header size (24)   8 u32 frame count
- *  12 u32 zero   16 u64 header bytes: [0, n) of the stored stream precede every frame's
- *     decode (GIF: header, screen descriptor, global colour table; WebP: 0)
+ *  12 u32 zero   16 u64 header bytes n: a copy of [0, n) of the stored stream, which
+ *     every frame's decode needs, follows the records (GIF: header, screen descriptor,
+ *     global colour table, at most 781 bytes; WebP: 0)
  *  24 frame count x 56-byte frame records, in file order:
  *     0 u64 range offset   8 u64 range size (the bytes plan reads for the frame)
  *    16 u32 data start (the frame's decodable bytes, from the range's start)
@@ -90,6 +91,7 @@
  *    24 u64 data size   32 u32 x   36 u32 y   40 u32 width   44 u32 height (on the canvas)
  *    48 u32 duration (ms)   52 u8 disposal (LANCET_IMAGE_DISPOSE_*)
  *    53 u8 blend (LANCET_IMAGE_BLEND_*)   54 u8 flags (LANCET_IMAGE_FRAME_*)   55 u8 zero
+ *  then the n header bytes.
  * The stored stream is the source file, byte for byte. */
 #define LANCET_IMAGE_FRAMES_MAGIC 0x5846494Cu /* "LIFX" */
 #define LANCET_IMAGE_FRAMES_HEADER_SIZE 24u

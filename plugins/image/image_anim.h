@@ -29,8 +29,13 @@ struct Frame {
   bool alpha() const { return (flags & LANCET_IMAGE_FRAME_ALPHA) != 0; }
 };
 
+// GIF's header, screen descriptor and global colour table: at most 13 + 768 bytes.
+constexpr uint64_t kMaxHeaderBytes = 781;
+
 struct FrameIndex {
-  uint64_t header_bytes = 0;
+  // A copy of the stored stream's first bytes every frame's decode needs (GIF; empty for
+  // WebP), kept in the index so a frame reads only its own range of the blob.
+  std::vector<uint8_t> header;
   std::vector<Frame> frames;
 };
 
@@ -49,7 +54,7 @@ std::vector<LancetMediaRange> PlanFrames(const FrameIndex& index, const Request&
 
 // image_gif.cc (giflib). Frame decoders return w x h RGBA; GIF's transparent pixels are 0.
 Animation IndexGif(const uint8_t* file, uint64_t size);
-std::vector<uint8_t> DecodeGifFrame(const uint8_t* header, uint64_t header_size, const uint8_t* data, uint64_t size,
+std::vector<uint8_t> DecodeGifFrame(const std::vector<uint8_t>& header, const uint8_t* data, uint64_t size,
                                     const Frame& frame, uint32_t number);
 
 // image_webp.cc (libwebp, libwebpdemux)

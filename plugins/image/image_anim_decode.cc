@@ -56,10 +56,6 @@ void Over(const uint8_t* src, uint8_t* dst) {
 std::vector<uint8_t> Composite(const Request& r, const StreamInfo& si, const FrameIndex& index,
                                const LancetMediaRange* ranges, const uint8_t* const* data, uint64_t count) {
   const uint32_t cw = si.canvas_width, ch = si.canvas_height;
-  const uint8_t* header = nullptr;
-  if (si.format == LANCET_IMAGE_FORMAT_GIF) {
-    header = Find(ranges, data, count, 0, index.header_bytes, "the GIF header");
-  }
   std::vector<uint8_t> canvas(uint64_t{cw} * ch * 4, 0), saved;
   const uint32_t first = index.frames[r.page].restart;
   for (uint32_t k = first; k <= r.page; ++k) {
@@ -79,7 +75,7 @@ std::vector<uint8_t> Composite(const Request& r, const StreamInfo& si, const Fra
     const uint8_t* bytes =
         Find(ranges, data, count, f.offset + f.data_start, f.data_size, "frame " + std::to_string(k));
     const std::vector<uint8_t> px = si.format == LANCET_IMAGE_FORMAT_GIF
-                                        ? DecodeGifFrame(header, index.header_bytes, bytes, f.data_size, f, k)
+                                        ? DecodeGifFrame(index.header, bytes, f.data_size, f, k)
                                         : DecodeWebpFrame(bytes, f.data_size, f, k);
     // The restart frame paints on an empty canvas; later frames blend unless they replace.
     // Pixels a disposal just cleared take the frame's pixel as it is (over transparent,
@@ -102,8 +98,7 @@ std::vector<uint8_t> Composite(const Request& r, const StreamInfo& si, const Fra
   return canvas;
 }
 
-std::vector<uint8_t> Metadata(const Request& r, const StreamInfo& si, uint32_t w, uint32_t h, uint32_t x,
-                              uint32_t y) {
+std::vector<uint8_t> Metadata(const Request& r, const StreamInfo& si, uint32_t w, uint32_t h, uint32_t x, uint32_t y) {
   std::vector<uint8_t> m(LANCET_IMAGE_DECODED_SIZE, 0);
   PutU32(&m[0], LANCET_IMAGE_DECODED_MAGIC);
   PutU16(&m[4], 1);
@@ -120,8 +115,7 @@ std::vector<uint8_t> Metadata(const Request& r, const StreamInfo& si, uint32_t w
 }
 
 // The box filter of TIFF thumbnails, on the four channels of the canvas.
-std::vector<uint8_t> Downscale(const std::vector<uint8_t>& canvas, uint32_t w, uint32_t h, uint32_t ow,
-                               uint32_t oh) {
+std::vector<uint8_t> Downscale(const std::vector<uint8_t>& canvas, uint32_t w, uint32_t h, uint32_t ow, uint32_t oh) {
   std::vector<uint64_t> sums(uint64_t{ow} * oh * 4, 0), counts(uint64_t{ow} * oh, 0);
   for (uint32_t y = 0; y < h; ++y) {
     const uint64_t oy = uint64_t{y} * oh / h;

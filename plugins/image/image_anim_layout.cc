@@ -11,19 +11,18 @@ uint32_t U32(const uint8_t* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (sta
 uint64_t U64(const uint8_t* p) { return U32(p) | (static_cast<uint64_t>(U32(p + 4)) << 32); }
 uint16_t U16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
-bool Covers(const Frame& f, uint32_t cw, uint32_t ch) {
-  return f.x == 0 && f.y == 0 && f.w >= cw && f.h >= ch;
-}
+bool Covers(const Frame& f, uint32_t cw, uint32_t ch) { return f.x == 0 && f.y == 0 && f.w >= cw && f.h >= ch; }
 
 }  // namespace
 
 std::vector<uint8_t> WriteFrames(const FrameIndex& index) {
-  std::vector<uint8_t> out(LANCET_IMAGE_FRAMES_HEADER_SIZE + index.frames.size() * LANCET_IMAGE_FRAME_RECORD_SIZE, 0);
+  std::vector<uint8_t> out(
+      LANCET_IMAGE_FRAMES_HEADER_SIZE + index.frames.size() * LANCET_IMAGE_FRAME_RECORD_SIZE + index.header.size(), 0);
   PutU32(&out[0], LANCET_IMAGE_FRAMES_MAGIC);
   PutU16(&out[4], 1);
   PutU16(&out[6], LANCET_IMAGE_FRAMES_HEADER_SIZE);
   PutU32(&out[8], static_cast<uint32_t>(index.frames.size()));
-  PutU64(&out[16], index.header_bytes);
+  PutU64(&out[16], index.header.size());
   uint8_t* at = &out[LANCET_IMAGE_FRAMES_HEADER_SIZE];
   for (const Frame& f : index.frames) {
     PutU64(at, f.offset);
@@ -41,6 +40,7 @@ std::vector<uint8_t> WriteFrames(const FrameIndex& index) {
     at[54] = f.flags;
     at += LANCET_IMAGE_FRAME_RECORD_SIZE;
   }
+  if (!index.header.empty()) std::memcpy(at, index.header.data(), index.header.size());
   return out;
 }
 
@@ -55,9 +55,16 @@ FrameIndex ReadFrames(const uint8_t* d, uint64_t size, const StreamInfo& si) {
     Fail(LANCET_MEDIA_ECORRUPT,
          "frame index header size " + std::to_string(header) + " does not fit " + std::to_string(size) + " bytes");
   }
-  if (count != si.page_count || count > (size - header) / LANCET_IMAGE_FRAME_RECORD_SIZE) {
-    Fail(LANCET_MEDIA_ECORRUPT, "frame index of " + std::to_string(size) + " bytes claims " + std::to_string(count) +
-                                    " frames, stream_info " + std::to_string(si.page_count));
+  const uint64_t header_bytes = U64(d + 16);
+  if (count != si.page_count || header_bytes > kMaxHeaderBytes ||
+      count * LANCET_IMAGE_FRAME_RECORD_SIZE + header_bytes != size - header) {
+    Fail(LANCET_MEDIA_ECORRUPT, "frame index of " + std::to_string(size) + " bytes cannot hold " +
+                                    std::to_string(count) + " frames (stream_info: " + std::to_string(si.page_count) +
+                                    ") and " + std::to_string(header_bytes) + " header bytes");
+  }
+  if ((si.format == LANCET_IMAGE_FORMAT_GIF) != (header_bytes > 0)) {
+    Fail(LANCET_MEDIA_ECORRUPT, "frame index has " + std::to_string(header_bytes) + " header bytes for format " +
+                                    std::to_string(si.format) + " (GIF needs them, WebP has none)");
   }
   if (si.canvas_width == 0 || si.canvas_height == 0 ||
       uint64_t{si.canvas_width} * si.canvas_height > kMaxCanvasPixels) {
@@ -66,10 +73,6 @@ FrameIndex ReadFrames(const uint8_t* d, uint64_t size, const StreamInfo& si) {
                                     std::to_string(kMaxCanvasPixels) + " pixels");
   }
   FrameIndex index;
-  index.header_bytes = U64(d + 16);
-  if (index.header_bytes > (uint64_t{1} << 32)) {
-    Fail(LANCET_MEDIA_ECORRUPT, "frame index claims " + std::to_string(index.header_bytes) + " header bytes");
-  }
   index.frames.resize(count);
   const uint8_t* at = d + header;
   for (uint32_t i = 0; i < count; ++i, at += LANCET_IMAGE_FRAME_RECORD_SIZE) {
@@ -97,8 +100,7 @@ FrameIndex ReadFrames(const uint8_t* d, uint64_t size, const StreamInfo& si) {
     if (f.restart > i) {
       Fail(LANCET_MEDIA_ECORRUPT, where + " restarts at the later frame " + std::to_string(f.restart));
     }
-    if (f.w == 0 || f.h == 0 || f.x > kMaxDimension || f.y > kMaxDimension ||
-        uint64_t{f.w} * f.h > kMaxCanvasPixels) {
+    if (f.w == 0 || f.h == 0 || f.x > kMaxDimension || f.y > kMaxDimension || uint64_t{f.w} * f.h > kMaxCanvasPixels) {
       Fail(LANCET_MEDIA_ECORRUPT, where + " is " + std::to_string(f.w) + "x" + std::to_string(f.h) + " at " +
                                       std::to_string(f.x) + "," + std::to_string(f.y));
     }
@@ -108,6 +110,7 @@ FrameIndex ReadFrames(const uint8_t* d, uint64_t size, const StreamInfo& si) {
                                       std::to_string(f.blend) + ", flags " + std::to_string(f.flags));
     }
   }
+  index.header.assign(at, at + header_bytes);
   return index;
 }
 
@@ -146,7 +149,6 @@ std::vector<LancetMediaRange> PlanFrames(const FrameIndex& index, const Request&
       out.push_back({offset, size});
     }
   };
-  add(0, index.header_bytes, "frame index header bytes");
   const Frame& target = index.frames[r.page];
   uint64_t pixels = 0;
   for (uint32_t k = target.restart; k <= r.page; ++k) {

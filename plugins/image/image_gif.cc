@@ -150,7 +150,7 @@ Animation IndexGif(const uint8_t* file, uint64_t size) {
     a.si.background[3] = 255;
   }
   c.pos += table;
-  a.index.header_bytes = c.pos;
+  a.index.header.assign(file, file + c.pos);
   // Without a NETSCAPE2.0 extension a GIF plays once.
   a.si.loop_count = 1;
   Frame f;
@@ -171,11 +171,12 @@ Animation IndexGif(const uint8_t* file, uint64_t size) {
   return a;
 }
 
-std::vector<uint8_t> DecodeGifFrame(const uint8_t* header, uint64_t header_size, const uint8_t* data, uint64_t size,
+std::vector<uint8_t> DecodeGifFrame(const std::vector<uint8_t>& header, const uint8_t* data, uint64_t size,
                                     const Frame& frame, uint32_t number) {
   const std::string where = "GIF frame " + std::to_string(number);
-  if (header_size < 13 || (std::memcmp(header, "GIF87a", 6) != 0 && std::memcmp(header, "GIF89a", 6) != 0)) {
-    Fail(LANCET_MEDIA_ECORRUPT, where + ": the header bytes are not a GIF header");
+  if (header.size() < 13 ||
+      (std::memcmp(header.data(), "GIF87a", 6) != 0 && std::memcmp(header.data(), "GIF89a", 6) != 0)) {
+    Fail(LANCET_MEDIA_ECORRUPT, where + ": the index's header bytes are not a GIF header");
   }
   // The blocks must be one frame of the indexed size before giflib allocates anything.
   Cursor c{data, size, 0};
@@ -186,7 +187,7 @@ std::vector<uint8_t> DecodeGifFrame(const uint8_t* header, uint64_t header_size,
                                     std::to_string(frame.w) + "x" + std::to_string(frame.h) + " at " +
                                     std::to_string(frame.x) + "," + std::to_string(frame.y));
   }
-  std::vector<uint8_t> gif(header, header + header_size);
+  std::vector<uint8_t> gif(header);
   gif.insert(gif.end(), data, data + size);
   gif.push_back(0x3B);
   MemoryGif m{&gif};

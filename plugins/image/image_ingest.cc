@@ -197,14 +197,15 @@ void FinishAnimated(Session& s, bool gif, LancetMediaSink sink, LancetMediaBuffe
   Mapping m;
   m.size = s.size;
   m.at = mmap(nullptr, s.size, PROT_READ, MAP_PRIVATE, s.spool.fd(), 0);
-  if (m.at == MAP_FAILED) Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot map the spooled source: ") + strerror(errno));
+  if (m.at == MAP_FAILED)
+    Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot map the spooled source: ") + strerror(errno));
   const auto* file = static_cast<const uint8_t*>(m.at);
   const Animation a = gif ? IndexGif(file, s.size) : IndexWebp(file, s.size);
   for (uint32_t k = 0; k < a.index.frames.size(); ++k) {
     const Frame& f = a.index.frames[k];
     const uint8_t* data = file + f.offset + f.data_start;
     if (gif) {
-      (void)DecodeGifFrame(file, a.index.header_bytes, data, f.data_size, f, k);
+      (void)DecodeGifFrame(a.index.header, data, f.data_size, f, k);
     } else {
       (void)DecodeWebpFrame(data, f.data_size, f, k);
     }

@@ -66,8 +66,8 @@ StreamInfo ReadStreamInfo(const uint8_t* d, uint64_t size) {
   si.page_count = U32(d + 12);
   si.source_bytes = U64(d + 16);
   if (si.format < LANCET_IMAGE_FORMAT_TIFF || si.format > LANCET_IMAGE_FORMAT_WEBP) {
-    Fail(LANCET_MEDIA_ENOTSUP, "image stream_info names format " + std::to_string(si.format) +
-                                   "; known: TIFF (1), GIF (2), WebP (3)");
+    Fail(LANCET_MEDIA_ENOTSUP,
+         "image stream_info names format " + std::to_string(si.format) + "; known: TIFF (1), GIF (2), WebP (3)");
   }
   if ((version == 1) != (si.format == LANCET_IMAGE_FORMAT_TIFF)) {
     Fail(LANCET_MEDIA_ECORRUPT, "image stream_info version " + std::to_string(version) + " with format " +
@@ -279,8 +279,8 @@ Request ParseRequest(const uint8_t* d, uint64_t size) {
 
 void CheckRequest(const Request& r, uint64_t pages, uint32_t width, uint32_t height) {
   if (r.page >= pages) {
-    Fail(LANCET_MEDIA_EINVAL, "page " + std::to_string(r.page) + " does not exist; the image has " +
-                                  std::to_string(pages) + " page(s)");
+    Fail(LANCET_MEDIA_EINVAL,
+         "page " + std::to_string(r.page) + " does not exist; the image has " + std::to_string(pages) + " page(s)");
   }
   if (r.kind == LANCET_IMAGE_REQ_REGION) {
     if (r.w == 0 || r.h == 0 || r.x >= width || r.y >= height || r.w > width - r.x || r.h > height - r.y) {

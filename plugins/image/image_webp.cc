@@ -40,11 +40,11 @@ Animation IndexWebp(const uint8_t* file, uint64_t size) {
   WebPDemuxState state = WEBP_DEMUX_PARSE_ERROR;
   std::unique_ptr<WebPDemuxer, DemuxDeleter> demux(WebPDemuxPartial(&data, &state));
   if (demux == nullptr || state != WEBP_DEMUX_DONE) {
-    Fail(LANCET_MEDIA_ECORRUPT, std::string("libwebp's demuxer rejects the WebP file (") +
-                                    (state == WEBP_DEMUX_PARSED_HEADER || state == WEBP_DEMUX_PARSING_HEADER
-                                         ? "truncated?"
-                                         : "damaged container") +
-                                    ")");
+    Fail(LANCET_MEDIA_ECORRUPT,
+         std::string("libwebp's demuxer rejects the WebP file (") +
+             (state == WEBP_DEMUX_PARSED_HEADER || state == WEBP_DEMUX_PARSING_HEADER ? "truncated?"
+                                                                                      : "damaged container") +
+             ")");
   }
   Animation a;
   a.si.format = LANCET_IMAGE_FORMAT_WEBP;
@@ -86,8 +86,8 @@ Animation IndexWebp(const uint8_t* file, uint64_t size) {
     f.w = static_cast<uint32_t>(it.width);
     f.h = static_cast<uint32_t>(it.height);
     f.duration_ms = static_cast<uint32_t>(it.duration);
-    f.disposal = it.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? LANCET_IMAGE_DISPOSE_BACKGROUND
-                                                                  : LANCET_IMAGE_DISPOSE_NONE;
+    f.disposal =
+        it.dispose_method == WEBP_MUX_DISPOSE_BACKGROUND ? LANCET_IMAGE_DISPOSE_BACKGROUND : LANCET_IMAGE_DISPOSE_NONE;
     f.blend = it.blend_method == WEBP_MUX_BLEND ? LANCET_IMAGE_BLEND_OVER : LANCET_IMAGE_BLEND_REPLACE;
     f.flags = it.has_alpha ? LANCET_IMAGE_FRAME_ALPHA : 0;
     const bool complete = it.complete != 0;

@@ -28,9 +28,9 @@ void PutChunk(std::vector<uint8_t>& out, const char type[4], std::span<const uin
 
 }  // namespace
 
-Result<std::vector<uint8_t>> EncodePng(std::span<const uint8_t> pixels, uint32_t width, uint32_t height,
-                                       int channels) {
-  if ((channels != 1 && channels != 3 && channels != 4) || width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16)) {
+Result<std::vector<uint8_t>> EncodePng(std::span<const uint8_t> pixels, uint32_t width, uint32_t height, int channels) {
+  if ((channels != 1 && channels != 3 && channels != 4) || width == 0 || height == 0 || width > (1u << 16) ||
+      height > (1u << 16)) {
     return Status::InvalidArgument("PNG of " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                                    std::to_string(channels) + " channels is not supported");
   }

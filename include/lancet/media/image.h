@@ -1,7 +1,8 @@
 // Image pages, regions and thumbnails out of blob columns ingested by the image plugin
 // (liblancet_image.so), through Extract: only the tiles or strips a request touches are
 // read (TIFF), or the frames from the requested one's restart frame (GIF, WebP; a page is
-// a frame as composited on the canvas). Codec-free: the requests and results are the wire formats of lancet/media_image.h.
+// a frame as composited on the canvas). Codec-free: the requests and results are the wire formats of
+// lancet/media_image.h.
 #pragma once
 
 #include <cstdint>
