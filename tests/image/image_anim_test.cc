@@ -169,6 +169,33 @@ TEST_F(ImageAnim, RegionsAndThumbnailsOfComposedFrames) {
   }
 }
 
+// A long GIF, a full opaque frame every 10: frame 95 reads frames 90..95 only.
+TEST_F(ImageAnim, LateFrameReadsOnlyFromItsRestart) {
+  std::vector<AnimFrame> frames(100);
+  for (uint32_t i = 0; i < frames.size(); ++i) {
+    frames[i] = i % 10 == 0 ? AnimFrame{0, 0, 160, 120, 1, false} : AnimFrame{i % 7 * 10, i % 5 * 10, 60, 50, 1, true};
+    frames[i].seed = i;
+  }
+  const std::string path = tmp_.Join("long.gif");
+  ASSERT_OK(testing::WriteGif(path, 160, 120, 0, frames));
+  ASSERT_OK(testing::WriteImageDataset(tmp_.Join("long"), {path}));
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(store_, tmp_.Join("long")));
+  ASSERT_OK_AND_ASSIGN(testing::Canvases ref, testing::ComposeGif(path));
+  const uint64_t file = testing::ReadWholeFile(path).size();
+  store_->stats().Reset();
+  ExtractImageStats stats;
+  ASSERT_OK_AND_ASSIGN(Image img, ExtractImage(*ds, "image", 0, ImageRequest::Page(95), *plugin_, {}, &stats));
+  const io::IoCounters all = store_->stats().Snapshot();
+  EXPECT_TRUE(Bytes(img) == ref.frames[95]);
+  EXPECT_EQ(stats.extract.planned_ranges, 1u);
+  std::printf("frame 95 of a %llu-byte 100-frame GIF: %llu bytes planned (%.1f %%), %llu read in all\n",
+              static_cast<unsigned long long>(file), static_cast<unsigned long long>(stats.extract.bytes_planned),
+              100.0 * static_cast<double>(stats.extract.bytes_planned) / static_cast<double>(file),
+              static_cast<unsigned long long>(all.read_bytes));
+  // Frames 90..95: one full frame and five partial ones of the hundred.
+  EXPECT_LT(stats.extract.bytes_planned * 10, file);
+}
+
 uint32_t U32(const BufferPtr& b, size_t at) {
   uint32_t v = 0;
   std::memcpy(&v, b->data() + at, 4);
