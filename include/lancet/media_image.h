@@ -41,8 +41,8 @@
 #define LANCET_IMAGE_DECODED_MAGIC 0x4D44494Cu /* "LIDM" */
 #define LANCET_IMAGE_DECODED_SIZE 40u
 
-/* ---- stream_info (blob_info.stream_info), 24 bytes (version 1, TIFF) or 40 (version 2,
- * GIF and WebP) ---------------------------------------------------------------------------
+/* ---- stream_info (blob_info.stream_info), 24 bytes (version 1, TIFF and PDF) or 40
+ * (version 2, GIF and WebP) ---------------------------------------------------------------
  *   0 u32 magic LISI   4 u16 version (1 or 2)   6 u16 header size (24 or 40)   8 u8 format
  *   (LANCET_IMAGE_FORMAT_*)   9 u8[3] zero   12 u32 page (frame) count   16 u64 source bytes
  *  version 2 only:
@@ -55,6 +55,8 @@
 #define LANCET_IMAGE_FORMAT_TIFF 1
 #define LANCET_IMAGE_FORMAT_GIF 2
 #define LANCET_IMAGE_FORMAT_WEBP 3
+/* A PDF rendered at ingest: the stored stream is a TIFF of its pages (entries as TIFF). */
+#define LANCET_IMAGE_FORMAT_PDF 4
 
 /* ---- entries (blob_info.entries): the position index ------------------------------------
  *   0 u32 magic LIIX   4 u16 version (1)   6 u16 header size (24)   8 u32 page count

@@ -80,7 +80,7 @@ struct StreamInfo {
   // Version 2 (GIF, WebP) only.
   uint32_t canvas_width = 0, canvas_height = 0, loop_count = 0;
   uint8_t background[4] = {0, 0, 0, 0};
-  bool animated() const { return format != LANCET_IMAGE_FORMAT_TIFF; }
+  bool animated() const { return format == LANCET_IMAGE_FORMAT_GIF || format == LANCET_IMAGE_FORMAT_WEBP; }
 };
 
 struct Request {
@@ -122,7 +122,7 @@ struct Decoded {
 Decoded DecodeRequest(const Request& request, const Index& index, const LancetMediaRange* ranges,
                       const uint8_t* const* range_data, uint64_t range_count);
 
-// image_ingest.cc
-int StartIngest(LancetMediaIngest* out, LancetMediaError* error);
+// image_ingest.cc; PDF pages render at `pdf_dpi`.
+int StartIngest(uint32_t pdf_dpi, LancetMediaIngest* out, LancetMediaError* error);
 
 }  // namespace lancet_image

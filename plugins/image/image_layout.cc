@@ -28,7 +28,8 @@ void PutU64(uint8_t* p, uint64_t v) {
   PutU32(p + 4, static_cast<uint32_t>(v >> 32));
 }
 
-// TIFF keeps version 1; the canvas fields of version 2 mean nothing for it.
+// TIFF (and PDF, stored as TIFF) keep version 1; the canvas fields of version 2 mean
+// nothing for them.
 std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si) {
   const uint16_t size = si.animated() ? LANCET_IMAGE_STREAM_INFO_V2_SIZE : LANCET_IMAGE_STREAM_INFO_SIZE;
   std::vector<uint8_t> out(size, 0);
@@ -65,13 +66,14 @@ StreamInfo ReadStreamInfo(const uint8_t* d, uint64_t size) {
   si.format = d[8];
   si.page_count = U32(d + 12);
   si.source_bytes = U64(d + 16);
-  if (si.format < LANCET_IMAGE_FORMAT_TIFF || si.format > LANCET_IMAGE_FORMAT_WEBP) {
-    Fail(LANCET_MEDIA_ENOTSUP,
-         "image stream_info names format " + std::to_string(si.format) + "; known: TIFF (1), GIF (2), WebP (3)");
+  if (si.format < LANCET_IMAGE_FORMAT_TIFF || si.format > LANCET_IMAGE_FORMAT_PDF) {
+    Fail(LANCET_MEDIA_ENOTSUP, "image stream_info names format " + std::to_string(si.format) +
+                                   "; known: TIFF (1), GIF (2), WebP (3), PDF (4)");
   }
-  if ((version == 1) != (si.format == LANCET_IMAGE_FORMAT_TIFF)) {
+  if ((version == 2) != si.animated()) {
     Fail(LANCET_MEDIA_ECORRUPT, "image stream_info version " + std::to_string(version) + " with format " +
-                                    std::to_string(si.format) + " (TIFF is version 1, GIF and WebP version 2)");
+                                    std::to_string(si.format) +
+                                    " (TIFF and PDF are version 1, GIF and WebP version 2)");
   }
   if (version == 2) {
     si.canvas_width = U32(d + 24);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "image_anim.h"
+#include "image_pdf.h"
 
 namespace lancet_image {
 
@@ -113,16 +114,51 @@ int DecodeAbi(const LancetMediaPlugin*, const uint8_t* request, uint64_t request
   });
 }
 
-int IngestStartAbi(const LancetMediaPlugin*, LancetMediaIngest* out, LancetMediaError* error) noexcept {
-  return StartIngest(out, error);
+int IngestStartAbi(const LancetMediaPlugin* self, LancetMediaIngest* out, LancetMediaError* error) noexcept {
+  return StartIngest(static_cast<const Config*>(self->private_data)->pdf_dpi, out, error);
 }
 
 void ReleasePlugin(LancetMediaPlugin* self) {
+  delete static_cast<Config*>(self->private_data);
   self->private_data = nullptr;
   self->release = nullptr;
 }
 
 }  // namespace
+
+// Lines of key=value; blank lines and lines starting with '#' are skipped. An unknown key
+// or a bad value is refused rather than ignored.
+Config ParseConfig(const uint8_t* data, uint64_t size) {
+  Config c;
+  if (size == 0) return c;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const size_t eq = line.find('=');
+    const std::string key = line.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : line.substr(eq + 1);
+    if (key != "pdf_dpi") {
+      Fail(LANCET_MEDIA_EINVAL, "image plugin config: unknown setting '" + key + "' (known: pdf_dpi)");
+    }
+    uint32_t dpi = 0;
+    bool digits = !value.empty() && value.size() <= 4;
+    for (char ch : value) {
+      digits = digits && ch >= '0' && ch <= '9';
+      dpi = dpi * 10 + static_cast<uint32_t>(ch - '0');
+    }
+    if (!digits || dpi < 1 || dpi > 1200) {
+      Fail(LANCET_MEDIA_EINVAL, "image plugin config: pdf_dpi '" + value + "' is not 1 to 1200");
+    }
+    c.pdf_dpi = dpi;
+  }
+  return c;
+}
 
 void GiveBuffer(LancetMediaBuffer* out, std::vector<uint8_t>&& bytes) {
   auto owned = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
@@ -139,15 +175,13 @@ extern "C" LANCET_MEDIA_EXPORT int lancet_media_plugin_init(uint32_t host_abi_ma
                                                             LancetMediaPlugin* out, LancetMediaError* error) noexcept {
   using namespace lancet_image;
   (void)host_abi_minor;
-  (void)config;
   return Guard(error, [&] {
     if (host_abi_major != LANCET_MEDIA_ABI_MAJOR) {
       Fail(LANCET_MEDIA_ENOTSUP, "built for media plugin ABI " + std::to_string(LANCET_MEDIA_ABI_MAJOR) +
                                      ", the host speaks " + std::to_string(host_abi_major));
     }
-    // No settings yet: a config is refused rather than silently ignored.
-    if (config_size > 0)
-      Fail(LANCET_MEDIA_EINVAL, "the image plugin takes no config, got " + std::to_string(config_size) + " bytes");
+    if (config_size > 0 && config == nullptr) Fail(LANCET_MEDIA_EINVAL, "config bytes without a pointer");
+    auto parsed = std::make_unique<Config>(ParseConfig(config, config_size));
     LancetMediaPlugin plugin{};
     plugin.abi_major = LANCET_MEDIA_ABI_MAJOR;
     plugin.abi_minor = LANCET_MEDIA_ABI_MINOR;
@@ -157,6 +191,7 @@ extern "C" LANCET_MEDIA_EXPORT int lancet_media_plugin_init(uint32_t host_abi_ma
     plugin.ingest_start = IngestStartAbi;
     plugin.plan = PlanAbi;
     plugin.decode = DecodeAbi;
+    plugin.private_data = parsed.release();
     *out = plugin;
   });
 }
