@@ -105,7 +105,7 @@ TEST_F(ImageAnimErrors, TruncatedOrCorruptWebpFailsTheWrite) {
 TEST_F(ImageAnimErrors, ForeignFileFailsTheWrite) {
   std::string png = "\x89PNG\r\n\x1a\n";
   png.resize(2000, 'x');
-  ExpectRefused(png, "not a TIFF, GIF or WebP file");
+  ExpectRefused(png, "not a TIFF, GIF, WebP or PDF file");
 }
 
 std::vector<uint8_t> RequestBytes(const ImageRequest& r) {
