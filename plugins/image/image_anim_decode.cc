@@ -36,6 +36,7 @@ Rect Clip(const Frame& f, uint32_t cw, uint32_t ch) {
 }
 
 void Clear(std::vector<uint8_t>& canvas, uint32_t cw, const Rect& r) {
+  if (r.x0 >= r.x1) return;
   for (uint32_t y = r.y0; y < r.y1; ++y) {
     std::memset(&canvas[(uint64_t{y} * cw + r.x0) * 4], 0, uint64_t{r.x1 - r.x0} * 4);
   }
@@ -82,6 +83,7 @@ std::vector<uint8_t> Composite(const Request& r, const StreamInfo& si, const Fra
     // exactly), as libwebp does.
     const bool replace = k == first || f.blend == LANCET_IMAGE_BLEND_REPLACE;
     const Rect to = Clip(f, cw, ch);
+    if (to.x0 >= to.x1 || to.y0 >= to.y1) continue;  // entirely off the canvas
     for (uint32_t y = to.y0; y < to.y1; ++y) {
       const uint8_t* src = &px[(uint64_t{y - f.y} * f.w + (to.x0 - f.x)) * 4];
       uint8_t* dst = &canvas[(uint64_t{y} * cw + to.x0) * 4];
