@@ -4,6 +4,7 @@
 // on (one request to the store), stream_info records the canvas, loop count and background.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "image/anim_util.h"
@@ -166,6 +167,31 @@ TEST_F(ImageAnim, RegionsAndThumbnailsOfComposedFrames) {
     auto outside = ExtractImage(*ds_, "image", row, ImageRequest::Region(frame, 60, 0, 10, 10), *plugin_);
     ASSERT_FALSE(outside.ok());
     EXPECT_NE(outside.status().message().find("of 64x48"), std::string::npos) << outside.status().ToString();
+  }
+}
+
+// Files as FFmpeg's encoders write them (their own frame rectangles, transparency and
+// disposal): every frame equals the reference composition too.
+TEST_F(ImageAnim, FfmpegEncodedFramesEqualTheirComposition) {
+  if (std::system("command -v ffmpeg >/dev/null 2>&1") != 0) GTEST_SKIP() << "no ffmpeg CLI";
+  const std::string gif = tmp_.Join("ff.gif"), webp = tmp_.Join("ff.webp");
+  // A bounded source (duration): palettegen needs the end of its input.
+  const std::string src = "ffmpeg -hide_banner -loglevel error -f lavfi -i testsrc=size=160x120:rate=8:duration=2 ";
+  ASSERT_EQ(
+      std::system(
+          (src + "-vf 'split[a][b];[a]palettegen=reserve_transparent=1[p];[b][p]paletteuse' -y '" + gif + "'").c_str()),
+      0);
+  ASSERT_EQ(std::system((src + "-c:v libwebp_anim -lossless 0 -loop 0 -y '" + webp + "'").c_str()), 0);
+  ASSERT_OK(testing::WriteImageDataset(tmp_.Join("ff"), {gif, webp}));
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(store_, tmp_.Join("ff")));
+  ASSERT_OK_AND_ASSIGN(testing::Canvases gif_ref, testing::ComposeGif(gif));
+  ASSERT_OK_AND_ASSIGN(testing::Canvases webp_ref, testing::ComposeWebp(webp));
+  for (auto [row, ref] : {std::pair{0, &gif_ref}, std::pair{1, &webp_ref}}) {
+    ASSERT_EQ(ref->frames.size(), 16u);
+    for (uint32_t k = 0; k < ref->frames.size(); ++k) {
+      ASSERT_OK_AND_ASSIGN(Image img, ExtractImage(*ds, "image", row, ImageRequest::Page(k), *plugin_));
+      EXPECT_TRUE(Bytes(img) == ref->frames[k]) << "row " << row << " frame " << k;
+    }
   }
 }
 
