@@ -95,6 +95,12 @@ Status WriteGif(const std::string& path, uint32_t w, uint32_t h, uint16_t loops,
       for (uint32_t x = 0; x < f.w; ++x) row[x] = GifIndex(f, x, y);
       ok = ok && EGifPutLine(gif, row.data(), static_cast<int>(f.w)) == GIF_OK;
     }
+    // giflib 5.2.1 keeps a copy of a local colour table that nothing frees (the next image
+    // descriptor overwrites the pointer, EGifCloseFile ignores it): free it here.
+    if (gif->Image.ColorMap != nullptr) {
+      GifFreeMapObject(gif->Image.ColorMap);
+      gif->Image.ColorMap = nullptr;
+    }
   }
   ok = EGifCloseFile(gif, &err) == GIF_OK && ok;
   GifFreeMapObject(gmap);
