@@ -27,7 +27,7 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libssl-dev
   git ca-certificates curl ccache time
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev zlib1g-dev
-  libtiff-dev
+  libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

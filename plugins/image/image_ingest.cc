@@ -1,8 +1,11 @@
 // Ingest: spool the pushed source to an unlinked temporary file (memory stays bounded for
-// any size), then at finish walk its TIFF directories with libtiff, index every page's
-// tiles or strips, check each lies inside the file and that the first and last chunk of
-// every page decode, and only then copy the file to the sink unchanged. Nothing is
-// decoded beyond those two chunks a page, so a 20000x20000 page costs two tile decodes.
+// any size), then at finish tell the format by its first bytes. TIFF: walk its directories
+// with libtiff, index every page's tiles or strips, check each lies inside the file and
+// that the first and last chunk of every page decode, and only then copy the file to the
+// sink unchanged (a 20000x20000 page costs two tile decodes). GIF, WebP: index and decode
+// every frame, then store the file unchanged. PDF: render the pages to a TIFF and store
+// that.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +13,8 @@
 #include <cstring>
 #include <memory>
 
-#include "image_internal.h"
+#include "image_anim.h"
+#include "image_pdf.h"
 #include "image_tiff.h"
 
 namespace lancet_image {
@@ -20,6 +24,7 @@ struct Session {
   TempFile spool;
   uint64_t size = 0;
   bool finished = false;
+  uint32_t pdf_dpi = 0;
 };
 
 void WriteAll(int fd, const uint8_t* data, uint64_t size) {
@@ -159,22 +164,83 @@ void CheckChunk(int fd, const Page& p, uint32_t number, const Index& index, uint
   }
 }
 
-void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, LancetMediaBuffer* entries) {
-  if (s.finished) Fail(LANCET_MEDIA_EINVAL, "finish called twice");
-  s.finished = true;
-  if (s.size < 8) Fail(LANCET_MEDIA_ECORRUPT, "the source has " + std::to_string(s.size) + " bytes, not a TIFF file");
+// The file at `fd` (the spooled source, unchanged, or a PDF's rendering) to the sink; then
+// the layouts to the host.
+void Store(int fd, uint64_t size, LancetMediaSink sink, std::vector<uint8_t> info_bytes,
+           std::vector<uint8_t> entry_bytes, LancetMediaBuffer* stream_info, LancetMediaBuffer* entries) {
+  std::vector<uint8_t> buffer(std::min<uint64_t>(size, 1u << 20));
+  for (uint64_t at = 0; at < size;) {
+    const uint64_t n = std::min<uint64_t>(buffer.size(), size - at);
+    ReadAt(fd, at, buffer.data(), n);
+    if (sink.write(sink.context, buffer.data(), n) != 0) Fail(LANCET_MEDIA_ESINK, "the host refused the stored bytes");
+    at += n;
+  }
+  LancetMediaBuffer info{}, ent{};
+  GiveBuffer(&info, std::move(info_bytes));
+  try {
+    GiveBuffer(&ent, std::move(entry_bytes));
+  } catch (...) {
+    info.release(&info);
+    throw;
+  }
+  *stream_info = info;
+  *entries = ent;
+}
+
+// A read-only mapping of the spool: what the GIF walker, libwebp's demuxer and poppler read.
+class Mapping {
+ public:
+  explicit Mapping(const Session& s) : size_(s.size) {
+    at_ = mmap(nullptr, s.size, PROT_READ, MAP_PRIVATE, s.spool.fd(), 0);
+    if (at_ == MAP_FAILED) {
+      Fail(LANCET_MEDIA_EINTERNAL, std::string("cannot map the spooled source: ") + strerror(errno));
+    }
+  }
+  ~Mapping() { munmap(at_, size_); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  const uint8_t* bytes() const { return static_cast<const uint8_t*>(at_); }
+
+ private:
+  void* at_;
+  uint64_t size_;
+};
+
+// GIF and WebP: indexed from the mapping, then every frame decoded once (one at a time),
+// so a damaged frame fails the write rather than a later read.
+void FinishAnimated(Session& s, bool gif, LancetMediaSink sink, LancetMediaBuffer* stream_info,
+                    LancetMediaBuffer* entries) {
+  const Mapping m(s);
+  const uint8_t* file = m.bytes();
+  const Animation a = gif ? IndexGif(file, s.size) : IndexWebp(file, s.size);
+  for (uint32_t k = 0; k < a.index.frames.size(); ++k) {
+    const Frame& f = a.index.frames[k];
+    const uint8_t* data = file + f.offset + f.data_start;
+    if (gif) {
+      (void)DecodeGifFrame(a.index.header, data, f.data_size, f, k);
+    } else {
+      (void)DecodeWebpFrame(data, f.data_size, f, k);
+    }
+  }
+  Store(s.spool.fd(), s.size, sink, WriteStreamInfo(a.si), WriteFrames(a.index), stream_info, entries);
+}
+
+// The TIFF at `fd` (size bytes) indexed, checked and stored; `format` says whether it is
+// the source (TIFF) or a PDF's rendering.
+void FinishTiff(int fd, uint64_t size, uint8_t format, LancetMediaSink sink, LancetMediaBuffer* stream_info,
+                LancetMediaBuffer* entries) {
   uint8_t magic[4];
-  ReadAt(s.spool.fd(), 0, magic, 4);
+  ReadAt(fd, 0, magic, 4);
   const bool classic = (magic[0] == 'I' && magic[1] == 'I' && magic[2] == 42 && magic[3] == 0) ||
                        (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && magic[3] == 42);
   const bool big = (magic[0] == 'I' && magic[1] == 'I' && magic[2] == 43 && magic[3] == 0) ||
                    (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && magic[3] == 43);
   if (!classic && !big) {
     Fail(LANCET_MEDIA_ENOTSUP,
-         "the source is not a TIFF file (no II*/MM* header); the image plugin reads TIFF "
-         "and BigTIFF only");
+         "the source is not a TIFF, GIF, WebP or PDF file (no II*/MM*, GIF87a/GIF89a, RIFF-WEBP or %PDF- header); "
+         "the image plugin reads TIFF, BigTIFF, GIF, WebP and PDF only");
   }
-  TiffHandle h = TiffHandle::OverFd(s.spool.fd(), s.size);
+  TiffHandle h = TiffHandle::OverFd(fd, size);
   if (h.get() == nullptr) Fail(LANCET_MEDIA_ECORRUPT, "libtiff cannot open the source" + TiffError(h));
   Index index;
   uint32_t number = 0;
@@ -183,7 +249,7 @@ void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, La
       Fail(LANCET_MEDIA_ENOTSUP, "the TIFF has more than " + std::to_string(kMaxPages) + " pages");
     if (h.errors().any)
       Fail(LANCET_MEDIA_ECORRUPT, "TIFF page " + std::to_string(number) + " is damaged" + TiffError(h));
-    index.pages.push_back(ReadPage(h, number, s.size, index));
+    index.pages.push_back(ReadPage(h, number, size, index));
     ++number;
   } while (TIFFReadDirectory(h.get()) == 1);
   // TIFFReadDirectory returns 0 both at the end of the chain and on a damaged directory
@@ -194,29 +260,38 @@ void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, La
   }
   for (uint32_t i = 0; i < index.pages.size(); ++i) {
     const Page& p = index.pages[i];
-    CheckChunk(s.spool.fd(), p, i, index, 0);
-    if (p.chunk_count > 1) CheckChunk(s.spool.fd(), p, i, index, p.chunk_count - 1);
-  }
-  std::vector<uint8_t> buffer(std::min<uint64_t>(s.size, 1u << 20));
-  for (uint64_t at = 0; at < s.size;) {
-    const uint64_t n = std::min<uint64_t>(buffer.size(), s.size - at);
-    ReadAt(s.spool.fd(), at, buffer.data(), n);
-    if (sink.write(sink.context, buffer.data(), n) != 0) Fail(LANCET_MEDIA_ESINK, "the host refused the stored bytes");
-    at += n;
+    CheckChunk(fd, p, i, index, 0);
+    if (p.chunk_count > 1) CheckChunk(fd, p, i, index, p.chunk_count - 1);
   }
   StreamInfo si;
+  si.format = format;
   si.page_count = static_cast<uint32_t>(index.pages.size());
-  si.source_bytes = s.size;
-  LancetMediaBuffer info{}, ent{};
-  GiveBuffer(&info, WriteStreamInfo(si));
-  try {
-    GiveBuffer(&ent, WriteEntries(index));
-  } catch (...) {
-    info.release(&info);
-    throw;
+  si.source_bytes = size;
+  Store(fd, size, sink, WriteStreamInfo(si), WriteEntries(index), stream_info, entries);
+}
+
+void Finish(Session& s, LancetMediaSink sink, LancetMediaBuffer* stream_info, LancetMediaBuffer* entries) {
+  if (s.finished) Fail(LANCET_MEDIA_EINVAL, "finish called twice");
+  s.finished = true;
+  if (s.size < 12) {
+    Fail(LANCET_MEDIA_ECORRUPT,
+         "the source has " + std::to_string(s.size) + " bytes, not a TIFF, GIF, WebP or PDF file");
   }
-  *stream_info = info;
-  *entries = ent;
+  uint8_t magic[12];
+  ReadAt(s.spool.fd(), 0, magic, 12);
+  const bool gif = std::memcmp(magic, "GIF87a", 6) == 0 || std::memcmp(magic, "GIF89a", 6) == 0;
+  const bool webp = std::memcmp(magic, "RIFF", 4) == 0 && std::memcmp(magic + 8, "WEBP", 4) == 0;
+  if (gif || webp) return FinishAnimated(s, gif, sink, stream_info, entries);
+  if (std::memcmp(magic, "%PDF-", 5) == 0) {
+    TempFile rendered;
+    uint64_t rendered_size = 0;
+    {
+      const Mapping m(s);
+      rendered_size = RenderPdf(m.bytes(), s.size, s.pdf_dpi, rendered.fd());
+    }
+    return FinishTiff(rendered.fd(), rendered_size, LANCET_IMAGE_FORMAT_PDF, sink, stream_info, entries);
+  }
+  FinishTiff(s.spool.fd(), s.size, LANCET_IMAGE_FORMAT_TIFF, sink, stream_info, entries);
 }
 
 Session& SessionOf(LancetMediaIngest* self) { return *static_cast<Session*>(self->private_data); }
@@ -244,9 +319,10 @@ void ReleaseAbi(LancetMediaIngest* self) {
 
 }  // namespace
 
-int StartIngest(LancetMediaIngest* out, LancetMediaError* error) {
+int StartIngest(uint32_t pdf_dpi, LancetMediaIngest* out, LancetMediaError* error) {
   return Guard(error, [&] {
     auto session = std::make_unique<Session>();
+    session->pdf_dpi = pdf_dpi;
     LancetMediaIngest ingest{};
     ingest.push = PushAbi;
     ingest.finish = FinishAbi;

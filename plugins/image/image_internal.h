@@ -77,6 +77,10 @@ struct StreamInfo {
   uint8_t format = LANCET_IMAGE_FORMAT_TIFF;
   uint32_t page_count = 0;
   uint64_t source_bytes = 0;
+  // Version 2 (GIF, WebP) only.
+  uint32_t canvas_width = 0, canvas_height = 0, loop_count = 0;
+  uint8_t background[4] = {0, 0, 0, 0};
+  bool animated() const { return format == LANCET_IMAGE_FORMAT_GIF || format == LANCET_IMAGE_FORMAT_WEBP; }
 };
 
 struct Request {
@@ -90,7 +94,10 @@ StreamInfo ReadStreamInfo(const uint8_t* data, uint64_t size);
 std::vector<uint8_t> WriteEntries(const Index& index);
 // Checks the index against itself and stream_info: geometry, counts, supported layouts.
 Index ReadEntries(const uint8_t* data, uint64_t size, const StreamInfo& si);
-// Checks the request against the index (page exists, region inside it).
+// The request's fields, checked on their own (magic, version, kind, thumbnail size).
+Request ParseRequest(const uint8_t* data, uint64_t size);
+// Checks the request against the page count and the page's size (region inside it).
+void CheckRequest(const Request& r, uint64_t pages, uint32_t width, uint32_t height);
 Request ReadRequest(const uint8_t* data, uint64_t size, const Index& index);
 // Throws ENOTSUP (or ECORRUPT) naming what about a page layout the plugin cannot decode.
 void CheckSupported(const Page& page, const std::string& where);
@@ -115,7 +122,7 @@ struct Decoded {
 Decoded DecodeRequest(const Request& request, const Index& index, const LancetMediaRange* ranges,
                       const uint8_t* const* range_data, uint64_t range_count);
 
-// image_ingest.cc
-int StartIngest(LancetMediaIngest* out, LancetMediaError* error);
+// image_ingest.cc; PDF pages render at `pdf_dpi`.
+int StartIngest(uint32_t pdf_dpi, LancetMediaIngest* out, LancetMediaError* error);
 
 }  // namespace lancet_image

@@ -28,14 +28,23 @@ void PutU64(uint8_t* p, uint64_t v) {
   PutU32(p + 4, static_cast<uint32_t>(v >> 32));
 }
 
+// TIFF (and PDF, stored as TIFF) keep version 1; the canvas fields of version 2 mean
+// nothing for them.
 std::vector<uint8_t> WriteStreamInfo(const StreamInfo& si) {
-  std::vector<uint8_t> out(LANCET_IMAGE_STREAM_INFO_SIZE, 0);
+  const uint16_t size = si.animated() ? LANCET_IMAGE_STREAM_INFO_V2_SIZE : LANCET_IMAGE_STREAM_INFO_SIZE;
+  std::vector<uint8_t> out(size, 0);
   PutU32(&out[0], LANCET_IMAGE_STREAM_INFO_MAGIC);
-  PutU16(&out[4], 1);
-  PutU16(&out[6], LANCET_IMAGE_STREAM_INFO_SIZE);
+  PutU16(&out[4], si.animated() ? 2 : 1);
+  PutU16(&out[6], size);
   out[8] = si.format;
   PutU32(&out[12], si.page_count);
   PutU64(&out[16], si.source_bytes);
+  if (si.animated()) {
+    PutU32(&out[24], si.canvas_width);
+    PutU32(&out[28], si.canvas_height);
+    PutU32(&out[32], si.loop_count);
+    std::memcpy(&out[36], si.background, 4);
+  }
   return out;
 }
 
@@ -45,9 +54,11 @@ StreamInfo ReadStreamInfo(const uint8_t* d, uint64_t size) {
                                     " bytes is not image stream_info (magic LISI); was this blob "
                                     "ingested by the image plugin?");
   }
-  if (U16(d + 4) != 1)
-    Fail(LANCET_MEDIA_ECORRUPT, "image stream_info version " + std::to_string(U16(d + 4)) + ", not 1");
-  if (U16(d + 6) < LANCET_IMAGE_STREAM_INFO_SIZE || U16(d + 6) > size) {
+  const uint16_t version = U16(d + 4);
+  if (version != 1 && version != 2)
+    Fail(LANCET_MEDIA_ECORRUPT, "image stream_info version " + std::to_string(version) + ", not 1 or 2");
+  const uint16_t need = version == 1 ? LANCET_IMAGE_STREAM_INFO_SIZE : LANCET_IMAGE_STREAM_INFO_V2_SIZE;
+  if (U16(d + 6) < need || U16(d + 6) > size) {
     Fail(LANCET_MEDIA_ECORRUPT, "image stream_info header size " + std::to_string(U16(d + 6)) + " does not fit " +
                                     std::to_string(size) + " bytes");
   }
@@ -55,9 +66,20 @@ StreamInfo ReadStreamInfo(const uint8_t* d, uint64_t size) {
   si.format = d[8];
   si.page_count = U32(d + 12);
   si.source_bytes = U64(d + 16);
-  if (si.format != LANCET_IMAGE_FORMAT_TIFF) {
-    Fail(LANCET_MEDIA_ENOTSUP,
-         "image stream_info names format " + std::to_string(si.format) + "; only TIFF (1) is known");
+  if (si.format < LANCET_IMAGE_FORMAT_TIFF || si.format > LANCET_IMAGE_FORMAT_PDF) {
+    Fail(LANCET_MEDIA_ENOTSUP, "image stream_info names format " + std::to_string(si.format) +
+                                   "; known: TIFF (1), GIF (2), WebP (3), PDF (4)");
+  }
+  if ((version == 2) != si.animated()) {
+    Fail(LANCET_MEDIA_ECORRUPT, "image stream_info version " + std::to_string(version) + " with format " +
+                                    std::to_string(si.format) +
+                                    " (TIFF and PDF are version 1, GIF and WebP version 2)");
+  }
+  if (version == 2) {
+    si.canvas_width = U32(d + 24);
+    si.canvas_height = U32(d + 28);
+    si.loop_count = U32(d + 32);
+    std::memcpy(si.background, d + 36, 4);
   }
   if (si.page_count == 0 || si.page_count > kMaxPages) {
     Fail(LANCET_MEDIA_ECORRUPT,
@@ -234,7 +256,7 @@ Index ReadEntries(const uint8_t* d, uint64_t size, const StreamInfo& si) {
   return index;
 }
 
-Request ReadRequest(const uint8_t* d, uint64_t size, const Index& index) {
+Request ParseRequest(const uint8_t* d, uint64_t size) {
   if (d == nullptr || size != LANCET_IMAGE_REQUEST_SIZE || U32(d) != LANCET_IMAGE_REQUEST_MAGIC) {
     Fail(LANCET_MEDIA_EINVAL, "request of " + std::to_string(size) + " bytes is not an image request (magic LIRQ, " +
                                   std::to_string(LANCET_IMAGE_REQUEST_SIZE) + " bytes)");
@@ -251,22 +273,32 @@ Request ReadRequest(const uint8_t* d, uint64_t size, const Index& index) {
   if (r.kind < LANCET_IMAGE_REQ_PAGE || r.kind > LANCET_IMAGE_REQ_THUMBNAIL) {
     Fail(LANCET_MEDIA_EINVAL, "unknown image request kind " + std::to_string(r.kind));
   }
-  if (r.page >= index.pages.size()) {
-    Fail(LANCET_MEDIA_EINVAL, "page " + std::to_string(r.page) + " does not exist; the image has " +
-                                  std::to_string(index.pages.size()) + " page(s)");
-  }
-  const Page& p = index.pages[r.page];
-  if (r.kind == LANCET_IMAGE_REQ_REGION) {
-    if (r.w == 0 || r.h == 0 || r.x >= p.width || r.y >= p.height || r.w > p.width - r.x || r.h > p.height - r.y) {
-      Fail(LANCET_MEDIA_EINVAL, "region " + std::to_string(r.x) + "," + std::to_string(r.y) + "," +
-                                    std::to_string(r.w) + "," + std::to_string(r.h) +
-                                    " is not a non-empty area inside page " + std::to_string(r.page) + " of " +
-                                    std::to_string(p.width) + "x" + std::to_string(p.height));
-    }
-  }
   if (r.kind == LANCET_IMAGE_REQ_THUMBNAIL && r.thumbnail == 0) {
     Fail(LANCET_MEDIA_EINVAL, "a thumbnail needs a size of at least 1");
   }
+  return r;
+}
+
+void CheckRequest(const Request& r, uint64_t pages, uint32_t width, uint32_t height) {
+  if (r.page >= pages) {
+    Fail(LANCET_MEDIA_EINVAL,
+         "page " + std::to_string(r.page) + " does not exist; the image has " + std::to_string(pages) + " page(s)");
+  }
+  if (r.kind == LANCET_IMAGE_REQ_REGION) {
+    if (r.w == 0 || r.h == 0 || r.x >= width || r.y >= height || r.w > width - r.x || r.h > height - r.y) {
+      Fail(LANCET_MEDIA_EINVAL, "region " + std::to_string(r.x) + "," + std::to_string(r.y) + "," +
+                                    std::to_string(r.w) + "," + std::to_string(r.h) +
+                                    " is not a non-empty area inside page " + std::to_string(r.page) + " of " +
+                                    std::to_string(width) + "x" + std::to_string(height));
+    }
+  }
+}
+
+Request ReadRequest(const uint8_t* d, uint64_t size, const Index& index) {
+  Request r = ParseRequest(d, size);
+  const uint32_t w = r.page < index.pages.size() ? index.pages[r.page].width : 0;
+  const uint32_t h = r.page < index.pages.size() ? index.pages[r.page].height : 0;
+  CheckRequest(r, index.pages.size(), w, h);
   return r;
 }
 

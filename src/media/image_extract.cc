@@ -5,8 +5,27 @@
 
 namespace lancet::media {
 
-const char* ImagePixelsName(ImagePixels pixels) { return pixels == ImagePixels::kGray8 ? "gray8" : "rgb24"; }
-uint32_t ImageChannels(ImagePixels pixels) { return pixels == ImagePixels::kGray8 ? 1 : 3; }
+const char* ImagePixelsName(ImagePixels pixels) {
+  switch (pixels) {
+    case ImagePixels::kGray8:
+      return "gray8";
+    case ImagePixels::kRgba32:
+      return "rgba32";
+    default:
+      return "rgb24";
+  }
+}
+
+uint32_t ImageChannels(ImagePixels pixels) {
+  switch (pixels) {
+    case ImagePixels::kGray8:
+      return 1;
+    case ImagePixels::kRgba32:
+      return 4;
+    default:
+      return 3;
+  }
+}
 
 ImageRequest ImageRequest::Page(uint32_t page) {
   ImageRequest r;

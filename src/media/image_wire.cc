@@ -60,7 +60,10 @@ Result<Image> ParseImage(std::span<const uint8_t> m, const BufferPtr& data) {
   img.page = U32(m, 8);
   img.width = U32(m, 12);
   img.height = U32(m, 16);
-  if (m[20] > LANCET_IMAGE_PIX_GRAY8) return Status::Corruption("decoded image pixel format " + std::to_string(m[20]));
+  if (m[20] != LANCET_IMAGE_PIX_RGB24 && m[20] != LANCET_IMAGE_PIX_GRAY8 && m[20] != LANCET_IMAGE_PIX_RGBA32) {
+    return Status::Corruption("decoded image pixel format " + std::to_string(m[20]) +
+                              " (known: 0 rgb24, 1 gray8, 3 rgba32)");
+  }
   img.format = static_cast<ImagePixels>(m[20]);
   img.page_width = U32(m, 24);
   img.page_height = U32(m, 28);

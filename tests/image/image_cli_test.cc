@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "image/anim_util.h"
 #include "image/image_util.h"
 #include "lancet/cli_common.h"
 #include "lancet/table/dataset.h"
@@ -50,8 +51,8 @@ uint32_t Be32(const std::string& s, size_t at) {
          (uint32_t{static_cast<uint8_t>(s[at + 2])} << 8) | static_cast<uint8_t>(s[at + 3]);
 }
 
-// The pixels of a PNG the CLI wrote (8-bit gray or RGB, every row filtered with None or
-// Sub): enough of a reader to check them.
+// The pixels of a PNG the CLI wrote (8-bit gray, RGB or RGBA, every row filtered with None
+// or Sub): enough of a reader to check them.
 struct Png {
   uint32_t width = 0, height = 0, channels = 0;
   std::vector<uint8_t> pixels;
@@ -67,7 +68,8 @@ Png ReadPng(const std::string& path) {
     if (type == "IHDR") {
       png.width = Be32(f, at + 8);
       png.height = Be32(f, at + 12);
-      png.channels = f[at + 17] == 2 ? 3 : 1;
+      const uint8_t colour = static_cast<uint8_t>(f[at + 17]);
+      png.channels = colour == 6 ? 4 : colour == 2 ? 3 : colour == 0 ? 1 : 0;
     } else if (type == "IDAT") {
       idat += f.substr(at + 8, len);
     }
@@ -154,6 +156,45 @@ TEST(ImageCli, IngestThenExtractPagesRegionsAndThumbnails) {
   EXPECT_NE(r.err.find("cut.tif"), std::string::npos) << r.err;
   ASSERT_OK_AND_ASSIGN(auto opened, table::Dataset::Open(ds));
   EXPECT_EQ(opened->version(), 1u);
+}
+
+// GIF and WebP frames come out as RGBA PNGs (colour type 6) equal to the composition.
+TEST(ImageCli, AnimatedFramesAreRgbaPngs) {
+  if (mt::ImagePluginPath().empty() || LancetExe().empty()) GTEST_SKIP() << "no image plugin";
+  ScopedTempDir tmp;
+  const std::string src = tmp.Join("src"), ds = tmp.Join("ds");
+  fs::create_directories(src);
+  // Large enough (over ingest's 64 KiB inline threshold) for the plugin to ingest them.
+  std::vector<mt::AnimFrame> frames(6);
+  frames[0] = {0, 0, 320, 240, 1, false};
+  frames[1] = {40, 30, 200, 150, 2, true};
+  frames[2] = {100, 60, 220, 180, 1, true};
+  frames[3] = {0, 0, 160, 120, 0, true};
+  frames[4] = {0, 0, 320, 240, 1, true};
+  frames[5] = {0, 0, 320, 240, 1, true};
+  for (uint32_t i = 0; i < frames.size(); ++i) frames[i].seed = 3 * i + 1;
+  ASSERT_OK(mt::WriteGif(src + "/a.gif", 320, 240, 0, frames));
+  for (auto& f : frames) f.disposal &= 1;
+  ASSERT_OK(mt::WriteWebp(src + "/b.webp", 320, 240, 0, 0, frames));
+  ASSERT_GT(fs::file_size(src + "/a.gif"), 64u << 10);
+  ASSERT_GT(fs::file_size(src + "/b.webp"), 64u << 10);
+  CliRun r = Lancet(tmp, "ingest " + Quote(src) + " " + Quote(ds) +
+                             " --column image --glob '*' --media image=" + Quote(mt::ImagePluginPath()));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  ASSERT_OK_AND_ASSIGN(mt::Canvases gif, mt::ComposeGif(src + "/a.gif"));
+  ASSERT_OK_AND_ASSIGN(mt::Canvases webp, mt::ComposeWebp(src + "/b.webp"));
+  // Ingest orders the files by name: a.gif is row 0.
+  for (auto [row, ref] : {std::pair{0, &gif}, std::pair{1, &webp}}) {
+    SCOPED_TRACE("row " + std::to_string(row));
+    const std::string out = tmp.Join("frame" + std::to_string(row) + ".png");
+    r = Lancet(tmp, "extract-image " + Quote(ds) + " --row " + std::to_string(row) + " --page 2 --out " + Quote(out));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("page 2  320x240 at 0,0 of 320x240 rgba32"), std::string::npos) << r.out;
+    Png png = ReadPng(out);
+    EXPECT_EQ(png.channels, 4u);
+    EXPECT_EQ(png.width, 320u);
+    EXPECT_TRUE(png.pixels == ref->frames[2]);
+  }
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST_F(ImageErrors, CorruptTileFailsTheWrite) {
 }
 
 TEST_F(ImageErrors, ForeignOrUnsupportedFilesFailTheWrite) {
-  ExpectRefused(std::string(5000, 'x'), "not a TIFF file");
+  ExpectRefused(std::string(5000, 'x'), "not a TIFF, GIF, WebP or PDF file");
   const std::string sixteen = tmp_.Join("16bit.tif");
   TIFF* tif = TIFFOpen(sixteen.c_str(), "w");
   ASSERT_NE(tif, nullptr);

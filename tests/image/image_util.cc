@@ -182,7 +182,7 @@ void WriteWholeFile(const std::string& path, const std::string& bytes) {
 }
 
 Status WriteImageDataset(const std::string& root, const std::vector<std::string>& files, bool append,
-                         uint64_t dedicated_bytes) {
+                         uint64_t dedicated_bytes, const std::string& config) {
   Schema schema{{table::MakeBlobField("image", true, table::BlobThresholds{1024, dedicated_bytes, 1ULL << 30})}, {}};
   std::vector<std::optional<std::string>> values;
   std::vector<bool> valid;
@@ -202,8 +202,9 @@ Status WriteImageDataset(const std::string& root, const std::vector<std::string>
   ASSIGN_OR_RETURN(Array col, MakeStructArray(schema.fields[0].type, n, {data, uri}, valid));
   table::WriteParams params;
   if (append) params.mode = table::WriteMode::kAppend;
-  return WriteDatasetWithBlobInfo(root, schema, {RecordBatch{schema, n, {col}}}, params,
-                                  {{"image", PluginSpec{ImagePluginPath(), {}}}})
+  return WriteDatasetWithBlobInfo(
+             root, schema, {RecordBatch{schema, n, {col}}}, params,
+             {{"image", PluginSpec{ImagePluginPath(), std::vector<uint8_t>(config.begin(), config.end())}}})
       .status();
 }
 

@@ -49,10 +49,11 @@ std::vector<uint8_t> Crop(const Decoded& d, uint32_t x, uint32_t y, uint32_t w, 
 std::vector<uint8_t> BoxDownscale(const Decoded& d, uint32_t ow, uint32_t oh);
 
 /// Writes a dataset at `root` with one row per file in blob column "image" (a null row
-/// for an empty path) through the image plugin; values above `dedicated_bytes` go to
-/// their own sidecar. `append` appends to an existing dataset.
+/// for an empty path) through the image plugin (with `config`, e.g. "pdf_dpi=100");
+/// values above `dedicated_bytes` go to their own sidecar. `append` appends to an
+/// existing dataset.
 Status WriteImageDataset(const std::string& root, const std::vector<std::string>& files, bool append = false,
-                         uint64_t dedicated_bytes = 1ULL << 20);
+                         uint64_t dedicated_bytes = 1ULL << 20, const std::string& config = "");
 
 std::string ReadWholeFile(const std::string& path);
 void WriteWholeFile(const std::string& path, const std::string& bytes);

@@ -1,5 +1,5 @@
-// `lancet extract-image`: one page, region or thumbnail of an image row as a PNG file,
-// through the image plugin.
+// `lancet extract-image`: one page (or GIF/WebP frame), region or thumbnail of an image row
+// as a PNG file, through the image plugin.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -78,7 +78,9 @@ Command AddExtractImageCommand(CLI::App& root) {
   CLI::App* app =
       root.add_subcommand("extract-image", "Decode a page, region or thumbnail of an image row to PNG (image plugin)");
   app->footer(
-      "Reads only the tiles or strips the request touches. Pages count from 0. The plugin\n"
+      "Reads only the tiles or strips the request touches (TIFF, PDF rendered at ingest), or\n"
+      "for GIF and WebP the frames from the page's restart frame on: a page is the frame as\n"
+      "composited, written as an RGBA PNG. Pages count from 0. The plugin\n"
       "defaults to the one the column was ingested with, loaded only from this install's\n"
       "plugin directory. Examples:\n"
       "  lancet extract-image ds.lance --column image --row 0 --page 2 --out page.png\n"

@@ -28,9 +28,9 @@ void PutChunk(std::vector<uint8_t>& out, const char type[4], std::span<const uin
 
 }  // namespace
 
-Result<std::vector<uint8_t>> EncodePng(std::span<const uint8_t> pixels, uint32_t width, uint32_t height,
-                                       int channels) {
-  if ((channels != 1 && channels != 3) || width == 0 || height == 0 || width > (1u << 16) || height > (1u << 16)) {
+Result<std::vector<uint8_t>> EncodePng(std::span<const uint8_t> pixels, uint32_t width, uint32_t height, int channels) {
+  if ((channels != 1 && channels != 3 && channels != 4) || width == 0 || height == 0 || width > (1u << 16) ||
+      height > (1u << 16)) {
     return Status::InvalidArgument("PNG of " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                                    std::to_string(channels) + " channels is not supported");
   }
@@ -62,8 +62,10 @@ Result<std::vector<uint8_t>> EncodePng(std::span<const uint8_t> pixels, uint32_t
   std::vector<uint8_t> ihdr;
   PutU32(ihdr, width);
   PutU32(ihdr, height);
-  // bit depth 8; colour type 0 (gray) or 2 (RGB); deflate, adaptive filtering, no interlace
-  const uint8_t rest[5] = {8, static_cast<uint8_t>(channels == 1 ? 0 : 2), 0, 0, 0};
+  // bit depth 8; colour type 0 (gray), 2 (RGB) or 6 (RGBA, not premultiplied, as PNG
+  // wants); deflate, adaptive filtering, no interlace
+  const uint8_t colour = channels == 1 ? 0 : channels == 3 ? 2 : 6;
+  const uint8_t rest[5] = {8, colour, 0, 0, 0};
   ihdr.insert(ihdr.end(), rest, rest + 5);
   PutChunk(out, "IHDR", ihdr);
   PutChunk(out, "IDAT", packed);

@@ -1,6 +1,8 @@
 // Image pages, regions and thumbnails out of blob columns ingested by the image plugin
 // (liblancet_image.so), through Extract: only the tiles or strips a request touches are
-// read. Codec-free: the requests and results are the wire formats of lancet/media_image.h.
+// read (TIFF), or the frames from the requested one's restart frame (GIF, WebP; a page is
+// a frame as composited on the canvas). Codec-free: the requests and results are the wire formats of
+// lancet/media_image.h.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +19,13 @@
 
 namespace lancet::media {
 
-/// Pixel layouts of decoded images (values are LANCET_IMAGE_PIX_*).
-enum class ImagePixels : uint8_t { kRgb24 = 0, kGray8 = 1 };
+/// Pixel layouts of decoded images (values are LANCET_IMAGE_PIX_*): TIFF pages are gray8
+/// or rgb24, GIF and WebP frames rgba32 (not premultiplied).
+enum class ImagePixels : uint8_t { kRgb24 = 0, kGray8 = 1, kRgba32 = 3 };
 
-/// "rgb24", "gray8".
+/// "rgb24", "gray8", "rgba32".
 const char* ImagePixelsName(ImagePixels pixels);
-/// Bytes per pixel: 3 or 1.
+/// Bytes per pixel: 3, 1 or 4.
 uint32_t ImageChannels(ImagePixels pixels);
 
 /// \brief What to decode from one page (pages count from 0). Build one with Page, Region
