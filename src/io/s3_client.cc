@@ -32,16 +32,6 @@ bool Retryable(const HttpResponse& r) {
   return false;
 }
 
-// Whether `xml` holds the end of element `root`: its closing tag, or the element
-// written self-closed as servers do for an empty answer.
-bool XmlClosed(const std::string& xml, std::string_view root) {
-  if (xml.find("</" + std::string(root) + ">") != std::string::npos) return true;
-  const size_t open = xml.find("<" + std::string(root));
-  if (open == std::string::npos) return false;
-  const size_t close = xml.find('>', open);
-  return close != std::string::npos && xml[close - 1] == '/';
-}
-
 }  // namespace
 
 S3Client::S3Client(std::string bucket, S3Options options) : bucket_(std::move(bucket)), options_(std::move(options)) {

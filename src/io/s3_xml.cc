@@ -34,6 +34,15 @@ std::vector<std::string_view> XmlElements(std::string_view doc, std::string_view
   return out;
 }
 
+bool XmlClosed(std::string_view doc, std::string_view root) {
+  const std::string name(root);
+  if (doc.find("</" + name + ">") != std::string_view::npos) return true;
+  const size_t open = doc.find("<" + name);
+  if (open == std::string_view::npos) return false;
+  const size_t close = doc.find('>', open);
+  return close != std::string_view::npos && doc[close - 1] == '/';
+}
+
 std::optional<std::string> XmlText(std::string_view doc, std::string_view tag) {
   auto all = XmlElements(doc, tag);
   if (all.empty()) return std::nullopt;

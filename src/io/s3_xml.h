@@ -10,6 +10,9 @@ namespace lancet::io::s3 {
 
 /// The raw content of every <tag>...</tag> in `doc`, in order (not nested in itself).
 std::vector<std::string_view> XmlElements(std::string_view doc, std::string_view tag);
+/// Whether `doc` holds the end of element `root`: its closing tag, or the element
+/// written self-closed as servers do for an empty answer.
+bool XmlClosed(std::string_view doc, std::string_view root);
 /// The decoded text of the first <tag>, or nullopt.
 std::optional<std::string> XmlText(std::string_view doc, std::string_view tag);
 /// &amp; &lt; &gt; &quot; &apos; and numeric references decoded.

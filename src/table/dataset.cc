@@ -596,11 +596,6 @@ Result<bool> DatasetImpl::Remote(const FragmentState& frag) const {
   return !reader->cheap_reads();
 }
 
-// On a remote store a column's read mostly waits for its requests, so every column's
-// requests go out at once; local columns share the cores.
-static ThreadPool& ColumnPool(bool remote) { return remote ? ThreadPool::Io() : ThreadPool::Cpu(); }
-static size_t ColumnParallelism(bool remote, size_t columns) { return remote ? columns : ThreadPool::Cpu().size(); }
-
 Result<std::shared_ptr<const Roaring>> DatasetImpl::Deletions(size_t frag_idx) const {
   const FragmentState& frag = frags_[frag_idx];
   if (frag.deletion_path.empty()) return std::shared_ptr<const Roaring>();
@@ -705,14 +700,16 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
     ASSIGN_OR_RETURN(remote, Remote(frags_[groups.begin()->first]));
   }
   // One task per column and fragment, so a take spread over fragments keeps every
-  // thread busy even when one column costs far more than the others.
+  // thread busy even when one column costs far more than the others. On a remote store
+  // a task mostly waits for its requests, so they all go out at once on the I/O pool.
   std::vector<const std::vector<uint64_t>*> frag_rows;
   std::vector<size_t> frag_of;
   for (auto& [frag_idx, g] : groups) frag_rows.push_back(&g.first), frag_of.push_back(frag_idx);
   const size_t nfrag = frag_rows.size();
   std::vector<Result<Array>> parts_of(proj.fields.size() * nfrag, Status::Internal("not decoded"));
   const size_t tasks = parts_of.size();
-  ParallelFor(ColumnPool(remote), tasks, ColumnParallelism(remote, tasks), [&](size_t t) {
+  ParallelFor(remote ? ThreadPool::Io() : ThreadPool::Cpu(), tasks, remote ? tasks : ThreadPool::Cpu().size(),
+              [&](size_t t) {
     const Field& field = read_schema_.fields[proj.fields[t / nfrag]];
     parts_of[t] = ReadFieldRows(frags_[frag_of[t % nfrag]], field, *frag_rows[t % nfrag]);
   });
@@ -742,10 +739,8 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
     } else {
       std::vector<uint64_t> ids(addresses.size());
       for (auto& [frag_idx, g] : groups) {
-        const FragmentState& frag = frags_[frag_idx];
-        for (size_t k = 0; k < g.first.size(); ++k) {
-          ids[g.second[k]] = frag.row_ids ? frag.row_ids->Get(g.first[k]) : addresses[g.second[k]];
-        }
+        const std::vector<uint64_t> frag_ids = FragmentRowIds(frag_idx, g.first);
+        for (size_t k = 0; k < g.first.size(); ++k) ids[g.second[k]] = frag_ids[k];
       }
       batch.columns.push_back(U64Array(std::move(ids)));
     }
