@@ -2,7 +2,7 @@
 // the reference.
 //
 //   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR]
-//              [--only scan|take|take-columns|take-column=NAME]
+//              [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME]
 //
 // The reference's numbers come from tests/peer/bench.mjs (scan, filter-scan, take) run
 // on the same dataset just before (scripts/bench.sh); scans go through NewScan and
@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sys/resource.h>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -150,6 +151,29 @@ int main(int argc, char** argv) {
       });
       std::printf("take %zu rows of %-12s %8.2f ms\n", count, f.name.c_str(), Median(t));
     }
+    return 0;
+  }
+  // Where a scan's time goes: each column alone, with the process's CPU time per scan,
+  // which a loaded machine inflates far less than wall time (for profiling).
+  if (only == "scan-columns" || only.starts_with("scan-column=")) {
+    auto cpu_ms = [] {
+      rusage u{};
+      getrusage(RUSAGE_SELF, &u);
+      return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+    };
+    double total_cpu = 0;
+    for (const auto& f : ds->read_schema().fields) {
+      if (only.starts_with("scan-column=") && only.substr(12) != f.name) continue;
+      lancet::table::ScanOptions o;
+      o.columns = {f.name};
+      drain(o);
+      double c0 = cpu_ms();
+      auto t = Time(0, reps, [&] { drain(o); });
+      double cpu = (cpu_ms() - c0) / reps;
+      total_cpu += cpu;
+      std::printf("scan of %-12s %8.2f ms wall %8.2f ms cpu\n", f.name.c_str(), Median(t), cpu);
+    }
+    std::printf("cpu total %.2f ms\n", total_cpu);
     return 0;
   }
   size_t ncols = ds->read_schema().fields.size();

@@ -59,6 +59,7 @@ class Buffer {
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
   void* owned_ = nullptr;                  // aligned allocation we free
+  size_t owned_capacity_ = 0;              // its size as allocated
   std::vector<uint8_t> vec_;               // or a moved-in vector
   std::shared_ptr<const Buffer> parent_;  // or a parent we view
   std::shared_ptr<const void> owner_;      // or foreign memory kept alive by its owner

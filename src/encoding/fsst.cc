@@ -18,7 +18,8 @@ constexpr uint64_t kMaxSymbolLength = 8;
 struct SymbolTable {
   bool enabled = false;
   uint32_t count = 0;
-  uint8_t symbols[256][8] = {};
+  // Codes past `count` keep length 0, which DecompressOne reports as corrupt.
+  uint64_t symbols[256] = {};
   uint8_t lens[256] = {};
 };
 
@@ -32,7 +33,7 @@ Result<SymbolTable> ParseSymbolTable(std::span<const uint8_t> bytes) {
   table.enabled = ((header >> 24) & 1) != 0;
   table.count = static_cast<uint32_t>(header & 0xFF);
   for (uint32_t i = 0; i < table.count; ++i) {
-    std::memcpy(table.symbols[i], bytes.data() + 8 + i * 8, 8);
+    std::memcpy(&table.symbols[i], bytes.data() + 8 + i * 8, 8);
     table.lens[i] = bytes[8 + table.count * 8 + i];
     if (table.lens[i] == 0 || table.lens[i] > kMaxSymbolLength) {
       return Corrupt("FSST: symbol ", i, " has length ", static_cast<int>(table.lens[i]));
@@ -41,22 +42,107 @@ Result<SymbolTable> ParseSymbolTable(std::span<const uint8_t> bytes) {
   return table;
 }
 
-/// Appends the decompression of `in` to `out` (which has room for 8 bytes per input byte).
-Status DecompressOne(const SymbolTable& table, std::span<const uint8_t> in, uint8_t* out, uint64_t* out_pos) {
-  uint64_t pos = *out_pos;
+/// The decompressed size of `in`; Corruption for a code the table lacks or a trailing
+/// escape. Sizing the output exactly keeps a page's decoded chunks at their real size
+/// (a worst-case 8x buffer per chunk would multiply a batch's memory).
+Result<uint64_t> DecompressedSize(const SymbolTable& table, std::span<const uint8_t> in) {
+  uint64_t size = 0;
+  bool bad = false;
   for (size_t i = 0; i < in.size(); ++i) {
-    uint8_t code = in[i];
+    const uint8_t code = in[i];
     if (code == kEscape) {
-      if (i + 1 >= in.size()) return Corrupt("FSST: string ends in an escape code");
-      out[pos++] = in[++i];
+      if (i + 1 == in.size()) return Corrupt("FSST: string ends in an escape code");
+      ++i;
+      ++size;
       continue;
     }
-    if (code >= table.count) return Corrupt("FSST: code ", static_cast<int>(code), " is not in the symbol table");
-    std::memcpy(out + pos, table.symbols[code], table.lens[code]);
-    pos += table.lens[code];
+    size += table.lens[code];
+    bad |= table.lens[code] == 0;
   }
-  *out_pos = pos;
-  return Status::OK();
+  if (bad) {
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] == kEscape) {
+        ++i;
+      } else if (table.lens[in[i]] == 0) {
+        return Corrupt("FSST: code ", static_cast<int>(in[i]), " is not in the symbol table");
+      }
+    }
+  }
+  return size;
+}
+
+/// Appends the decompression of `in`, already checked by DecompressedSize, at `dst`
+/// and returns the end. Every symbol is stored as a whole 8-byte word and the position
+/// advanced by its length (a variable-length copy per code would be a libc call), so
+/// the output needs 8 bytes of slack past its end.
+/// Unchecked input (the scratch path) may hold unknown codes, which add nothing, or end
+/// in an escape, which stops the value; either sets *bad.
+uint8_t* DecompressOne(const SymbolTable& table, std::span<const uint8_t> in, uint8_t* dst, bool* bad) {
+  const uint8_t* p = in.data();
+  const uint8_t* end = p + in.size();
+  bool unknown = false;
+  while (p < end) {
+    const uint8_t code = *p++;
+    if (code != kEscape) [[likely]] {
+      std::memcpy(dst, &table.symbols[code], 8);
+      dst += table.lens[code];
+      unknown |= table.lens[code] == 0;
+    } else {
+      if (p == end) {
+        unknown = true;
+        break;
+      }
+      *dst++ = *p++;
+    }
+  }
+  *bad |= unknown;
+  return dst;
+}
+
+}  // namespace
+
+namespace {
+
+template <typename In>
+In LoadOffset(const uint8_t* offsets, uint64_t i) {
+  In v;
+  std::memcpy(&v, offsets + i * sizeof(In), sizeof(In));
+  return v;
+}
+
+/// Decompresses the values `wanted` names (all when empty) into `out`, writing n+1
+/// offsets of type Out (an unwanted value gets an empty slot). In is the input's
+/// offset type; both are templates so the per-value loop has no width branches.
+template <typename In, typename Out>
+void DecompressValues(const SymbolTable& table, const DataBlock& compressed, std::span<const uint32_t> wanted,
+                      uint8_t* out, uint8_t* offsets_out, bool* bad) {
+  const uint64_t n = compressed.num_values;
+  const uint8_t* in_offsets = compressed.offsets->data();
+  const uint8_t* data = compressed.data ? compressed.data->data() : nullptr;
+  uint64_t pos = 0;
+  auto put = [&](uint64_t i) {
+    Out v = static_cast<Out>(pos);
+    std::memcpy(offsets_out + i * sizeof(Out), &v, sizeof(Out));
+  };
+  put(0);
+  if (wanted.empty()) {
+    uint64_t b = LoadOffset<In>(in_offsets, 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t e = LoadOffset<In>(in_offsets, i + 1);
+      pos = static_cast<uint64_t>(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out + pos, bad) - out);
+      put(i + 1);
+      b = e;
+    }
+  } else {
+    uint64_t i = 0;
+    for (uint32_t w : wanted) {
+      for (; i < w; ++i) put(i + 1);
+      uint64_t b = LoadOffset<In>(in_offsets, w), e = LoadOffset<In>(in_offsets, w + 1);
+      pos = static_cast<uint64_t>(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out + pos, bad) - out);
+      put(++i);
+    }
+    for (; i < n; ++i) put(i + 1);
+  }
 }
 
 }  // namespace
@@ -73,40 +159,73 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
       return Status::InvalidArgument("FSST: wanted value indexes must ascend below " + std::to_string(n));
     }
   }
-  const bool all = wanted.empty();
-  uint64_t in_bytes = compressed.OffsetAt(n) - compressed.OffsetAt(0);
-  if (!all) {
-    in_bytes = 0;
+  const uint8_t* data = compressed.data ? compressed.data->data() : nullptr;
+  uint64_t in_bytes = 0;
+  if (wanted.empty()) {
+    in_bytes = compressed.OffsetAt(n) - compressed.OffsetAt(0);
+  } else {
     for (uint32_t i : wanted) in_bytes += compressed.OffsetAt(i + 1) - compressed.OffsetAt(i);
   }
-  ASSIGN_OR_RETURN(uint64_t out_cap, CheckedMul(in_bytes, kMaxSymbolLength, "FSST output"));
-  // Sized for the worst case and never zeroed: only the first `pos` bytes, all
-  // written below, are exposed.
-  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(std::max<uint64_t>(out_cap, 1)));
-  uint32_t bits = compressed.offset_bits;
-  if (bits == 32 && out_cap > UINT32_MAX) bits = 64;
-  uint64_t width = bits / 8;
-  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> offsets, Buffer::Allocate((n + 1) * width));
-  uint8_t* o = offsets->mutable_data();
-  const uint8_t* data = compressed.data->data();
-  uint64_t pos = 0;
-  size_t next_wanted = 0;
-  for (uint64_t i = 0; i <= n; ++i) {
-    const bool decode = i > 0 && (all || (next_wanted < wanted.size() && wanted[next_wanted] == i - 1));
-    if (decode) {
-      if (!all) ++next_wanted;
-      uint64_t b = compressed.OffsetAt(i - 1);
-      uint64_t e = compressed.OffsetAt(i);
-      RETURN_IF_ERROR(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out->mutable_data(), &pos));
-    }
-    if (bits == 64) {
-      std::memcpy(o + i * 8, &pos, 8);
+  auto decode = [&](uint8_t* dst, bool wide_out, std::shared_ptr<Buffer>* offsets, bool* bad) -> Status {
+    ASSIGN_OR_RETURN(*offsets, Buffer::AllocateUninitialized((n + 1) * (wide_out ? 8 : 4)));
+    uint8_t* o = (*offsets)->mutable_data();
+    if (compressed.offset_bits == 64) {
+      DecompressValues<uint64_t, uint64_t>(table, compressed, wanted, dst, o, bad);
+    } else if (wide_out) {
+      DecompressValues<uint32_t, uint64_t>(table, compressed, wanted, dst, o, bad);
     } else {
-      uint32_t p32 = static_cast<uint32_t>(pos);
-      std::memcpy(o + i * 4, &p32, 4);
+      DecompressValues<uint32_t, uint32_t>(table, compressed, wanted, dst, o, bad);
+    }
+    return Status::OK();
+  };
+  auto end_offset = [&](const Buffer& offsets, bool wide_out) {
+    uint64_t v = 0;
+    std::memcpy(&v, offsets.data() + n * (wide_out ? 8 : 4), wide_out ? 8 : 4);
+    return v;
+  };
+  // Chunks (the usual case) decode in one pass into a reused per-thread scratch of the
+  // worst-case size and are copied out at their real size, cheaper than sizing them
+  // with a pass of their own. Big inputs (a whole page) are sized first instead.
+  constexpr uint64_t kScratchLimit = uint64_t{4} << 20;
+  if (in_bytes * kMaxSymbolLength + kMaxSymbolLength <= kScratchLimit) {
+    thread_local std::vector<uint8_t> scratch;
+    scratch.resize(std::max<size_t>(scratch.size(), in_bytes * kMaxSymbolLength + kMaxSymbolLength));
+    const bool wide_out = compressed.offset_bits == 64;
+    std::shared_ptr<Buffer> offsets;
+    bool bad = false;
+    RETURN_IF_ERROR(decode(scratch.data(), wide_out, &offsets, &bad));
+    if (bad) {
+      for (uint32_t k = 0; k < n; ++k) {
+        if (!wanted.empty() && !std::binary_search(wanted.begin(), wanted.end(), k)) continue;
+        const uint64_t b = compressed.OffsetAt(k), e = compressed.OffsetAt(k + 1);
+        RETURN_IF_ERROR(DecompressedSize(table, {data + b, static_cast<size_t>(e - b)}).status());
+      }
+      return Corrupt("FSST: undecodable input");
+    }
+    const uint64_t out_size = end_offset(*offsets, wide_out);
+    ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(out_size));
+    if (out_size > 0) std::memcpy(out->mutable_data(), scratch.data(), out_size);
+    return DataBlock::Variable(wide_out ? 64 : 32, n, std::move(offsets), std::move(out));
+  }
+  uint64_t out_size = 0;
+  if (wanted.empty()) {
+    const uint64_t b = compressed.OffsetAt(0), e = compressed.OffsetAt(n);
+    ASSIGN_OR_RETURN(out_size, DecompressedSize(table, {data + b, static_cast<size_t>(e - b)}));
+  } else {
+    for (uint32_t i : wanted) {
+      const uint64_t b = compressed.OffsetAt(i), e = compressed.OffsetAt(i + 1);
+      ASSIGN_OR_RETURN(uint64_t size, DecompressedSize(table, {data + b, static_cast<size_t>(e - b)}));
+      out_size += size;
     }
   }
-  return DataBlock::Variable(bits, n, std::move(offsets), Buffer::Slice(std::move(out), 0, pos));
+  if (out_size > kMaxAllocation) return Corrupt("FSST: ", out_size, " decompressed bytes in one chunk");
+  // Never zeroed: only the first out_size bytes, all written below, are exposed.
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(out_size + kMaxSymbolLength));
+  const bool wide_out = compressed.offset_bits == 64 || out_size > UINT32_MAX;
+  std::shared_ptr<Buffer> offsets;
+  bool bad = false;
+  RETURN_IF_ERROR(decode(out->mutable_data(), wide_out, &offsets, &bad));
+  return DataBlock::Variable(wide_out ? 64 : 32, n, std::move(offsets), Buffer::Slice(std::move(out), 0, out_size));
 }
 
 }  // namespace lancet::encoding::internal

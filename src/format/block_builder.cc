@@ -45,7 +45,6 @@ void BlockBuilder::InitShape(const DataBlock& proto) {
   kind_ = proto.kind;
   bits_ = proto.bits_per_value;
   dimension_ = proto.dimension;
-  if (kind_ == Kind::kVariable) offsets_.push_back(0);
   children_.clear();
   if (kind_ == Kind::kFixedSizeList && !proto.children.empty()) {
     children_.resize(1);
@@ -56,16 +55,8 @@ void BlockBuilder::InitShape(const DataBlock& proto) {
   }
 }
 
-void BlockBuilder::MaterializeSingle() {
-  if (!single_) return;
-  const uint64_t w = bits_ / 8;
-  data_.insert(data_.end(), single_->data->data() + single_begin_ * w, single_->data->data() + single_end_ * w);
-  single_.reset();
-}
-
 void BlockBuilder::AppendPlaceholders(uint64_t n) {
   if (n == 0) return;
-  MaterializeSingle();
   num_values_ += n;
   if (!shaped_) {
     pending_ += n;
@@ -76,11 +67,11 @@ void BlockBuilder::AppendPlaceholders(uint64_t n) {
       if (bits_ == 1) {
         AppendConstBits(&data_, &data_bits_, false, n);
       } else {
-        data_.resize(data_.size() + n * (bits_ / 8), 0);
+        segments_.push_back({nullptr, nullptr, 0, 0, n * (bits_ / 8)});
       }
       break;
     case Kind::kVariable:
-      offsets_.insert(offsets_.end(), n, offsets_.back());
+      segments_.push_back({nullptr, nullptr, 0, 0, n});
       break;
     case Kind::kFixedSizeList:
       if (!children_.empty()) children_[0].AppendPlaceholders(n * dimension_);
@@ -136,14 +127,7 @@ Status BlockBuilder::Append(const DataBlock& src, uint64_t begin, uint64_t end) 
         AppendBits(&data_, &data_bits_, src.data->data(), begin, n);
       } else {
         const uint64_t w = bits_ / 8;
-        if (num_values_ == 0 && !single_) {
-          single_ = src;
-          single_begin_ = begin;
-          single_end_ = end;
-          break;
-        }
-        MaterializeSingle();
-        data_.insert(data_.end(), src.data->data() + begin * w, src.data->data() + end * w);
+        if (n > 0) segments_.push_back({src.data, nullptr, 0, begin * w, end * w});
       }
       break;
     }
@@ -160,9 +144,7 @@ Status BlockBuilder::Append(const DataBlock& src, uint64_t begin, uint64_t end) 
         if (o < prev || o > data_size) return BadBlock("offsets decrease or point past the data");
         prev = o;
       }
-      uint64_t base = data_.size();
-      if (end > begin) data_.insert(data_.end(), src.data->data() + start, src.data->data() + prev);
-      for (uint64_t i = begin + 1; i <= end; ++i) offsets_.push_back(base + src.OffsetAt(i) - start);
+      if (n > 0) segments_.push_back({src.data, src.offsets, src.offset_bits, begin, end});
       break;
     }
     case Kind::kFixedSizeList: {
@@ -206,6 +188,77 @@ Status BlockBuilder::Append(const DataBlock& src, uint64_t begin, uint64_t end) 
   return Status::OK();
 }
 
+Result<BufferPtr> BlockBuilder::FinishFixed() {
+  if (segments_.size() == 1 && segments_[0].data) {
+    const Segment& s = segments_[0];
+    return BufferPtr(Buffer::Slice(s.data, s.begin, s.end - s.begin));
+  }
+  uint64_t total = 0;
+  for (const Segment& s : segments_) total += s.end - s.begin;
+  if (total == 0) return BufferPtr(Buffer::Empty());
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(total));
+  uint8_t* d = out->mutable_data();
+  for (const Segment& s : segments_) {
+    if (s.data) {
+      std::memcpy(d, s.data->data() + s.begin, s.end - s.begin);
+    } else {
+      std::memset(d, 0, s.end - s.begin);
+    }
+    d += s.end - s.begin;
+  }
+  segments_.clear();
+  return BufferPtr(std::move(out));
+}
+
+Result<DataBlock> BlockBuilder::FinishVariable() {
+  auto offset_at = [](const Segment& s, uint64_t i) {
+    DataBlock view;
+    view.offset_bits = s.offset_bits;
+    view.offsets = s.offsets;
+    return view.OffsetAt(i);
+  };
+  if (segments_.size() == 1 && segments_[0].offsets) {
+    const Segment& s = segments_[0];
+    const uint64_t w = s.offset_bits / 8;
+    return DataBlock::Variable(s.offset_bits, num_values_, Buffer::Slice(s.offsets, s.begin * w, (num_values_ + 1) * w),
+                               s.data ? s.data : Buffer::Empty());
+  }
+  uint64_t bytes = 0;
+  for (const Segment& s : segments_) {
+    if (s.offsets) bytes += offset_at(s, s.end) - offset_at(s, s.begin);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> data, Buffer::AllocateUninitialized(std::max<uint64_t>(bytes, 1)));
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> offsets, Buffer::AllocateUninitialized((num_values_ + 1) * 8));
+  uint8_t* d = data->mutable_data();
+  auto* o = reinterpret_cast<uint64_t*>(offsets->mutable_data());
+  uint64_t pos = 0, slot = 0;
+  o[slot++] = 0;
+  for (const Segment& s : segments_) {
+    if (!s.offsets) {
+      for (uint64_t i = s.begin; i < s.end; ++i) o[slot++] = pos;
+      continue;
+    }
+    const uint64_t start = offset_at(s, s.begin), stop = offset_at(s, s.end);
+    if (stop > start) std::memcpy(d + pos, s.data->data() + start, stop - start);
+    if (s.offset_bits == 64) {
+      for (uint64_t i = s.begin + 1; i <= s.end; ++i) {
+        uint64_t v;
+        std::memcpy(&v, s.offsets->data() + i * 8, 8);
+        o[slot++] = pos + v - start;
+      }
+    } else {
+      for (uint64_t i = s.begin + 1; i <= s.end; ++i) {
+        uint32_t v;
+        std::memcpy(&v, s.offsets->data() + i * 4, 4);
+        o[slot++] = pos + v - start;
+      }
+    }
+    pos += stop - start;
+  }
+  segments_.clear();
+  return DataBlock::Variable(64, num_values_, std::move(offsets), Buffer::Slice(std::move(data), 0, bytes));
+}
+
 Result<DataBlock> BlockBuilder::Finish() {
   DataBlock out;
   out.num_values = num_values_;
@@ -214,21 +267,16 @@ Result<DataBlock> BlockBuilder::Finish() {
   switch (kind_) {
     case Kind::kFixed:
       out.bits_per_value = bits_;
-      if (single_) {
-        const uint64_t w = bits_ / 8;
-        out.data = Buffer::Slice(single_->data, single_begin_ * w, (single_end_ - single_begin_) * w);
-        single_.reset();
-      } else {
+      if (bits_ == 1) {
         out.data = Buffer::FromVector(std::move(data_));
+      } else {
+        ASSIGN_OR_RETURN(out.data, FinishFixed());
       }
       break;
     case Kind::kVariable: {
-      out.offset_bits = 64;
-      std::vector<uint8_t> bytes(offsets_.size() * 8);
-      std::memcpy(bytes.data(), offsets_.data(), bytes.size());
-      out.offsets = Buffer::FromVector(std::move(bytes));
-      out.data = Buffer::FromVector(std::move(data_));
-      break;
+      ASSIGN_OR_RETURN(DataBlock v, FinishVariable());
+      v.num_values = num_values_;
+      return v;
     }
     case Kind::kFixedSizeList: {
       out.dimension = dimension_;

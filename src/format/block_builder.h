@@ -15,8 +15,10 @@ namespace lancet::format::internal {
 /// \brief Appends value ranges of DataBlocks of one shape into one block.
 ///
 /// Null placeholders (values the layout does not store, e.g. an all-null page) are
-/// zero-filled once the shape is known. Variable blocks come out with 64-bit
-/// offsets starting at 0. Not thread-safe.
+/// zero-filled once the shape is known. Byte-wide fixed and variable values are only
+/// referenced as they are appended and copied once, into buffers of the exact size, by
+/// Finish(); a block built from a single range is a view of it (so its offsets need
+/// not start at 0). Not thread-safe.
 class BlockBuilder {
  public:
   /// Appends values [begin, end) of `src`. A kEmpty `src` appends end-begin placeholders.
@@ -28,10 +30,20 @@ class BlockBuilder {
   Result<encoding::DataBlock> Finish();
 
  private:
+  /// A range of appended values: fixed width, bytes [begin, end) of `data`; variable
+  /// width, values [begin, end) of the block (`data`, `offsets`, `offset_bits`). A
+  /// placeholder range has no data (zero bytes / empty values).
+  struct Segment {
+    BufferPtr data;
+    BufferPtr offsets;
+    uint32_t offset_bits = 0;
+    uint64_t begin = 0, end = 0;
+  };
+
   void InitShape(const encoding::DataBlock& proto);
   void MaterializePending();
-  /// Copies a deferred single-block range (see single_) into data_.
-  void MaterializeSingle();
+  Result<BufferPtr> FinishFixed();
+  Result<encoding::DataBlock> FinishVariable();
 
   bool shaped_ = false;
   encoding::DataBlock::Kind kind_ = encoding::DataBlock::Kind::kEmpty;
@@ -39,14 +51,9 @@ class BlockBuilder {
   uint64_t dimension_ = 0;
   uint64_t num_values_ = 0;
   uint64_t pending_ = 0;  // placeholders appended before the shape was known
-  std::vector<uint8_t> data_;
-  uint64_t data_bits_ = 0;  // for 1-bit values
-  // A scan batch usually lies inside one page: the first byte-aligned fixed-width range
-  // is kept as a view and only copied if a second range follows, so such batches
-  // reach the array without a copy.
-  std::optional<encoding::DataBlock> single_;
-  uint64_t single_begin_ = 0, single_end_ = 0;
-  std::vector<uint64_t> offsets_;
+  std::vector<uint8_t> data_;  // 1-bit values, packed as appended
+  uint64_t data_bits_ = 0;
+  std::vector<Segment> segments_;  // byte-wide fixed and variable values
   std::vector<uint8_t> item_validity_;  // FSL item bitmap, LSB first
   bool has_item_validity_ = false;
   std::vector<BlockBuilder> children_;

@@ -140,41 +140,43 @@ Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, cons
 }
 
 // Positions of row starts among `rep` and the visible values before each.
-// `expected_starts` only sizes the output. Every chunk a take touches runs this over
-// all its levels, so it avoids growing vectors and per-level branches.
+// `expected_starts` sizes the output; more starts than that stop the walk early, and
+// the caller's count check reports it. Every chunk a take touches runs this over all
+// its levels, so the loop is branch-free: where a row starts is data, and a branch on
+// it mispredicts at every short list.
 void FindRowStarts(const LevelMap& m, const std::vector<uint16_t>& rep, const std::vector<uint16_t>& def,
                    uint64_t expected_starts, std::vector<uint64_t>* starts, std::vector<uint64_t>* vis_before,
                    uint64_t* total_vis) {
-  // Never more starts than levels, whatever a corrupt index claims.
-  starts->reserve(std::min<uint64_t>(expected_starts, rep.size()));
-  vis_before->reserve(std::min<uint64_t>(expected_starts, rep.size()));
+  const size_t cap = static_cast<size_t>(std::min<uint64_t>(expected_starts, rep.size())) + 1;
+  starts->resize(cap);
+  vis_before->resize(cap);
+  uint64_t* st = starts->data();
+  uint64_t* vb = vis_before->data();
+  const uint16_t max_rep = m.max_rep;
+  size_t k = 0;
   uint64_t vis = 0;
   if (def.empty()) {
-    for (size_t i = 0; i < rep.size(); ++i) {
-      if (rep[i] == m.max_rep) {
-        starts->push_back(i);
-        vis_before->push_back(i);
-      }
+    for (size_t i = 0; i < rep.size() && k < cap; ++i) {
+      st[k] = i;
+      vb[k] = i;
+      k += rep[i] == max_rep;
     }
-    *total_vis = rep.size();
-    return;
-  }
-  // Canonical levels are small; a table answers Visible() without arithmetic.
-  std::vector<uint8_t> visible;
-  for (uint16_t lvl : def) {
-    if (lvl >= visible.size()) {
-      const size_t old = visible.size();
-      visible.resize(static_cast<size_t>(lvl) + 1);
-      for (size_t v = old; v < visible.size(); ++v) visible[v] = m.Visible(static_cast<uint16_t>(v)) ? 1 : 0;
+    vis = rep.size();
+  } else {
+    // Canonical levels are small; a table answers Visible() without arithmetic.
+    uint16_t top = 0;
+    for (uint16_t lvl : def) top = std::max(top, lvl);
+    std::vector<uint8_t> visible(static_cast<size_t>(top) + 1);
+    for (size_t v = 0; v < visible.size(); ++v) visible[v] = m.Visible(static_cast<uint16_t>(v)) ? 1 : 0;
+    for (size_t i = 0; i < rep.size() && k < cap; ++i) {
+      st[k] = i;
+      vb[k] = vis;
+      k += rep[i] == max_rep;
+      vis += visible[def[i]];
     }
   }
-  for (size_t i = 0; i < rep.size(); ++i) {
-    if (rep[i] == m.max_rep) {
-      starts->push_back(i);
-      vis_before->push_back(vis);
-    }
-    vis += visible[def[i]];
-  }
+  starts->resize(k);
+  vis_before->resize(k);
   *total_vis = vis;
 }
 
