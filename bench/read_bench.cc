@@ -2,7 +2,7 @@
 // the reference.
 //
 //   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR]
-//              [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME]
+//              [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]
 //
 // The reference's numbers come from tests/peer/bench.mjs (scan, filter-scan, take) run
 // on the same dataset just before (scripts/bench.sh); scans go through NewScan and
@@ -57,7 +57,7 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
   auto scan_two = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] { drain(two); });
   lancet::table::ScanOptions filtered;
   filtered.filter = where;
-  auto scan_filtered = Time(do_scan ? 1 : 0, do_scan ? reps : 0, [&] { drain(filtered); });
+  const bool do_filter = do_scan || only == "filter";
+  auto scan_filtered = Time(do_filter ? 1 : 0, do_filter ? reps : 0, [&] { drain(filtered); });
   if (do_scan) {
     full_bytes = bytes_of({}, nullptr);
     filtered_bytes = bytes_of(filtered, &filtered_rows);

@@ -55,11 +55,12 @@ struct ScanShared {
 class ScanPlanner {
  public:
   ScanPlanner(const Dataset& dataset, const ScanSource& source, std::vector<size_t> frags, uint64_t batch_size,
-              uint64_t offset, std::optional<uint64_t> limit)
+              uint64_t batch_bytes, uint64_t offset, std::optional<uint64_t> limit)
       : dataset_(dataset),
         source_(source),
         frags_(std::move(frags)),
         batch_size_(batch_size),
+        batch_bytes_(batch_bytes),
         skip_(offset),
         left_(limit.value_or(std::numeric_limits<uint64_t>::max())) {}
 
@@ -78,10 +79,11 @@ class ScanPlanner {
         ASSIGN_OR_RETURN(deleted_, source_.FragmentDeletions(frag_idx));
         pos_ = 0;
         started_ = true;
+        frag_batch_ = RowsPerBatch(info);
       }
       ScanTask task;
       task.frag_idx = frag_idx;
-      const uint64_t want = std::min(batch_size_, left_);
+      const uint64_t want = std::min(frag_batch_, left_);
       while (pos_ < info.physical_rows && task.offsets.size() < want) {
         const uint64_t o = pos_++;
         if (deleted_ && deleted_->contains(static_cast<uint32_t>(o))) continue;
@@ -103,10 +105,20 @@ class ScanPlanner {
   }
 
  private:
+  uint64_t RowsPerBatch(const FragmentInfo& info) const {
+    if (batch_bytes_ == 0 || info.physical_rows == 0) return batch_size_;
+    uint64_t file_bytes = 0;
+    for (const DataFileInfo& f : info.files) file_bytes += f.size_bytes;
+    const uint64_t row_bytes = std::max<uint64_t>(1, file_bytes / info.physical_rows);
+    return std::clamp<uint64_t>(batch_bytes_ / row_bytes, 1, batch_size_);
+  }
+
   const Dataset& dataset_;
   const ScanSource& source_;
   std::vector<size_t> frags_;
   uint64_t batch_size_;
+  uint64_t batch_bytes_;
+  uint64_t frag_batch_ = 0;
   uint64_t skip_;
   uint64_t left_;
   size_t next_frag_ = 0;
@@ -293,7 +305,8 @@ Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, c
     }
   }
   const bool filtered = shared->context.filter.has_value();
-  ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, filtered ? 0 : options.offset,
+  ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, options.batch_bytes,
+                      filtered ? 0 : options.offset,
                       filtered ? std::nullopt : options.limit);
   return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
 }

@@ -555,3 +555,36 @@ TEST_F(ScannerTest, FilterEqualsScanThenFilter) {
 
 }  // namespace
 }  // namespace lancet::table
+
+namespace lancet::table {
+namespace {
+
+// batch_bytes caps batches of wide rows by their estimated size, never below one row,
+// and every row still comes out once, in order.
+TEST(ScannerBatchBytes, WideRowsGetSmallerBatches) {
+  auto store = io::NewMemoryStore();
+  WriteParams params;
+  params.max_rows_per_file = 300;
+  ASSERT_OK(WriteDataset(store, "w", TestSchema(), {TestRows(0, 300, 16 << 10)}, params).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, "w"));
+  const uint64_t file_bytes = ds->fragments()[0].files[0].size_bytes;
+  ASSERT_GT(file_bytes, 300u * (16 << 10));
+  for (uint64_t cap : {uint64_t{1}, uint64_t{256} << 10, uint64_t{1} << 40}) {
+    ScanOptions o;
+    o.batch_bytes = cap;
+    o.columns = {"id"};
+    ASSERT_OK_AND_ASSIGN(auto batches, ReadAllBatches(**ds->NewScan(o)));
+    const uint64_t expect_rows = std::clamp<uint64_t>(cap / (file_bytes / 300), 1, 300);
+    int64_t next = 0;
+    for (const RecordBatch& b : batches) {
+      EXPECT_LE(static_cast<uint64_t>(b.num_rows), expect_rows) << cap;
+      const int64_t* id = b.columns[0].values<int64_t>();
+      for (int64_t i = 0; i < b.num_rows; ++i) ASSERT_EQ(id[i], next++);
+    }
+    EXPECT_EQ(next, 300);
+    EXPECT_EQ(batches.size(), (300 + expect_rows - 1) / expect_rows) << cap;
+  }
+}
+
+}  // namespace
+}  // namespace lancet::table

@@ -85,8 +85,9 @@ struct ExportState {
     table::ScanOptions scan;
     for (const Field& f : schema.fields) scan.columns.push_back(f.name);
     scan.with_row_addr = with_blobs;
-    // Memory is the scan's window of batches: smaller batches keep wide rows bounded.
+    // Memory is the scan's window of batches; capping them in rows and bytes keeps wide rows bounded.
     scan.batch_size = 8192;
+    scan.batch_bytes = 32ull << 20;
     format::IpcWriteOptions options;
     options.compression = compression == "lz4"    ? format::IpcCompression::kLz4Frame
                           : compression == "zstd" ? format::IpcCompression::kZstd

@@ -61,6 +61,11 @@ struct ScanOptions {
   /// Its columns are read first; the other columns only for the rows that pass.
   std::string filter;
   uint64_t batch_size = 65536;
+  /// When not 0, batches also hold no more rows than fit this many bytes, estimated
+  /// from the fragment's data file bytes per row (an on-disk size: decoded values may
+  /// be larger, and columns left out of the projection count too). At least one row.
+  /// Keeps wide rows (large binaries, long lists) from making batches huge.
+  uint64_t batch_bytes = 0;
   bool with_row_id = false;    // appends "_rowid" (uint64)
   bool with_row_addr = false;  // appends "_rowaddr" (uint64)
   /// Rows skipped (after the filter) before the first one output.
