@@ -40,10 +40,11 @@ RecordBatch Rows(int64_t begin, int64_t n) {
 }
 
 // Two fragments of 10 rows (ids 0..19).
-std::shared_ptr<io::ObjectStore> MakeTable(bool stable) {
+std::shared_ptr<io::ObjectStore> MakeTable(bool stable, StorageVersion storage = StorageVersion::k2_2) {
   auto store = io::NewMemoryStore();
   WriteParams p;
   p.enable_stable_row_ids = stable;
+  p.storage_version = storage;
   p.blobs.binary_as_blob["payload"] = BlobThresholds{4, 12, 1024};
   EXPECT_OK(WriteDataset(store, kRoot, Rows(0, 0).schema, {Rows(0, 10)}, p).status());
   p.mode = WriteMode::kAppend;
@@ -220,6 +221,19 @@ TEST(Update, BlobColumnsAreCarriedAndCanBeSet) {
   expected[1] = expected[15] = "replaced bytes, long enough to pack";
   expected[18] = std::nullopt;
   EXPECT_EQ(after, expected);
+}
+
+TEST(Update, Format23KeepsBlobBytesAndRefusesSettingTheBlobColumn) {
+  auto store = MakeTable(false, StorageVersion::k2_3);
+  auto ds = Latest(store);
+  auto before = Payloads(*ds);
+  ASSERT_OK(Update(*ds, "id >= 8 AND id < 14", {{"name", "'moved'"}}).status());
+  auto latest = Latest(store);
+  EXPECT_EQ(Payloads(*latest), before);
+  EXPECT_EQ(ReadAll(*latest).at(9).name, "moved");
+  auto refused = Update(*latest, "id = 1", {{"payload", "'x'"}});
+  EXPECT_TRUE(refused.status().IsInvalidArgument()) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("blob_info"), std::string::npos) << refused.status().ToString();
 }
 
 TEST(Update, ErrorsNameTheProblemAndLeaveNothingBehind) {
