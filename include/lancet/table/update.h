@@ -34,8 +34,8 @@ struct UpdateResult {
 /// keep `_rowid` and `_row_created_at_version` and get `_row_last_updated_at_version`
 /// = the new version; `_rowaddr` changes. A Blob V2 column takes a binary or string
 /// expression (its bytes) or NULL; the other blob columns keep their bytes.
-/// Streams: memory follows one scan batch and one file's buffers, plus 16 bytes per
-/// updated row with stable row ids.
+/// Streams: memory follows one scan batch and one file's buffers, plus each new
+/// file's row ids and versions in compact (run-length) form with stable row ids.
 /// Errors (nothing is committed and the files written are deleted): InvalidArgument
 /// naming the column for an unknown or repeated column, a lineage column (`_rowid`,
 /// `_rowaddr`, ...), a blob column of a format 2.3 dataset (its values carry blob_info),
