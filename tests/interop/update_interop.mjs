@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// update_interop.mjs LANCET_BIN PEER_HOME WORK_DIR
+// update_interop.mjs LANCET_BIN PEER_HOME WORK_DIR [CORPUS_DATA_DIR]
 //
 // Updates by both implementations on each other's datasets:
 //   A: lancet creates a table with stable row ids (import + append), the reference
@@ -10,12 +10,16 @@
 //      turn; the reference sees the values the updates imply, both dumps agree.
 //   C: the reference creates a table with stable row ids, lancet updates it, the
 //      reference's lineage columns are as its own update would leave them.
+//   D: (with the corpus) lancet updates the reference's blobs_custom table, moving
+//      rows of every blob placement and storing new bytes for one; the reference
+//      fetches the same bytes for the moved rows and the new ones.
 // Prints one PASS/FAIL line per check and exits 0 only when all pass.
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 
-const [lancet, peerHome, work] = process.argv.slice(2);
+const [lancet, peerHome, work, corpus] = process.argv.slice(2);
 if (!lancet || !peerHome || !work) {
   process.stderr.write("usage: update_interop.mjs LANCET_BIN PEER_HOME WORK_DIR\n");
   process.exit(64);
@@ -208,6 +212,40 @@ try {
               };
             });
   compareDumps(dirC, "c");
+  // D: blobs of the reference's table move with lancet's update.
+  const corpusDir = corpus ? path.join(corpus, "blobs_custom.lance") : "";
+  if (corpusDir && fs.existsSync(corpusDir)) {
+    const dirD = path.join(work, "d", "blobs_custom.lance");
+    fs.cpSync(corpusDir, dirD, { recursive: true });
+    const dumpD = () => JSON.parse(run("node", [path.join(peerHome, "dump.mjs"), dirD], "dump.mjs of d"));
+    const rowsOf = (d) => new Map(d.snapshots.at(-1).rows.map((r) => [Number(r.id), r]));
+    const before = rowsOf(dumpD());
+    const ids = [...before.keys()];
+    run(lancet, ["update", dirD, "--where", "id % 2 = 0", "--set", "id=id + 1000"], "lancet update D1");
+    run(lancet, ["update", dirD, "--where", `id = ${ids[1]}`, "--set", "doc='fresh bytes'"], "lancet update D2");
+    const after = rowsOf(dumpD());
+    const bad = [];
+    if (after.size !== before.size) bad.push(`${after.size} rows, expected ${before.size}`);
+    const sha = (s) => crypto.createHash("sha256").update(s).digest("hex");
+    for (const id of ids) {
+      const moved = id % 2 === 0;
+      const a = after.get(moved ? id + 1000 : id);
+      const b = before.get(id);
+      if (!a) {
+        bad.push(`id ${id} missing`);
+        continue;
+      }
+      for (const col of ["img", "doc"]) {
+        const want = id === ids[1] && col === "doc" ? sha("fresh bytes") : b[col]?.bytes?.sha256;
+        if (a[col]?.bytes?.sha256 !== want) bad.push(`id ${id} ${col}: ${a[col]?.bytes?.sha256} vs ${want}`);
+      }
+      if (moved && BigInt(a._rowaddr) === BigInt(b._rowaddr)) bad.push(`id ${id} did not move`);
+    }
+    report(bad.length === 0, "D: the reference reads the blob bytes of rows lancet moved and set", bad.slice(0, 5).join("; "));
+    compareDumps(dirD, "d");
+  } else {
+    process.stdout.write("SKIP update_interop D: no corpus (blobs_custom.lance)\n");
+  }
 } catch (e) {
   report(false, "run", e.stack || String(e));
 }

@@ -3,7 +3,8 @@
 #
 # Update interop against the reference peer: update_interop.mjs updates tables of
 # either side with `lancet update` and the reference's table.update() and checks
-# values, row ids and row versions from both. Skipped (77) without node.
+# values, row ids and row versions from both, and blob bytes moved in the corpus's
+# blobs_custom table (when the corpus is built). Skipped (77) without node.
 # Environment: as run_interop.sh (LANCET_PEER_HARNESS, LANCE_PEER_DIR,
 # LANCET_INTEROP_KEEP=1 keeps the temp dir).
 set -uo pipefail
@@ -21,7 +22,7 @@ REPO="$(cd "$HERE/../.." && pwd -P)"
 . "$REPO/tests/interop/peer_env.sh"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-update-interop.XXXXXX")" || die "cannot create a temp dir"
-node "$HERE/update_interop.mjs" "$LANCET" "$PEER" "$WORK"
+node "$HERE/update_interop.mjs" "$LANCET" "$PEER" "$WORK" "${LANCET_CORPUS_DIR:-$BUILD_DIR/corpus}/data"
 rc=$?
 if [ "$rc" -eq 0 ] && [ "${LANCET_INTEROP_KEEP:-0}" != 1 ]; then
   rm -rf "$WORK"
