@@ -70,11 +70,16 @@ int main(int argc, char** argv) {
   int reps = 3;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--where") where = v;
-    else if (k == "--set") set = v;
-    else if (k == "--reps") reps = std::max(1, std::stoi(v));
-    else if (k == "--peer") peer = v;
-    else Die("unknown option " + k);
+    if (k == "--where")
+      where = v;
+    else if (k == "--set")
+      set = v;
+    else if (k == "--reps")
+      reps = std::max(1, std::stoi(v));
+    else if (k == "--peer")
+      peer = v;
+    else
+      Die("unknown option " + k);
   }
   const size_t eq = set.find('=');
   if (eq == std::string::npos) Die("--set takes COL=EXPR");
@@ -105,9 +110,8 @@ int main(int argc, char** argv) {
     fs::remove_all(copy);
   }
   const double ours = Median(ms);
-  nlohmann::json line = {{"op", "update"},       {"dataset", dataset},     {"where", where},
-                         {"set", set},           {"reps", reps},           {"median_ms", ours},
-                         {"rows_updated", rows}, {"disk_bytes_added", added}};
+  nlohmann::json line = {{"op", "update"}, {"dataset", dataset}, {"where", where},       {"set", set},
+                         {"reps", reps},   {"median_ms", ours},  {"rows_updated", rows}, {"disk_bytes_added", added}};
   if (!ref.is_null()) {
     const double theirs = ref.value("median_ms", 0.0);
     line["ref_median_ms"] = theirs;

@@ -225,8 +225,8 @@ class RowRewriterImpl final : public RowRewriter {
     }
     if (!f.has_inline_row_ids()) return Status::Corruption(context + " has no row ids but stable row ids are on");
     const std::string& bytes = f.inline_row_ids();
-    ASSIGN_OR_RETURN(RowIdSequence seq, RowIdSequence::Parse(
-                                            {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, context));
+    ASSIGN_OR_RETURN(RowIdSequence seq,
+                     RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, context));
     if (seq.size() != f.physical_rows()) {
       return Status::Corruption(context + " has " + std::to_string(seq.size()) + " row ids for " +
                                 std::to_string(f.physical_rows()) + " rows");
@@ -286,9 +286,9 @@ class RowRewriterImpl final : public RowRewriter {
       }
       // Placement only needs sane values; unreadable metadata falls back to defaults.
       auto thresholds = BlobThresholdsOf(logical.fields[c]);
-      ASSIGN_OR_RETURN(out.columns[c], ReplaceBlobs(base_, read.fields[c].name, col, base_ids,
-                                                    thresholds.ok() ? *thresholds : BlobThresholds{},
-                                                    blob_columns_ + k, sink_.get()));
+      ASSIGN_OR_RETURN(out.columns[c],
+                       ReplaceBlobs(base_, read.fields[c].name, col, base_ids,
+                                    thresholds.ok() ? *thresholds : BlobThresholds{}, blob_columns_ + k, sink_.get()));
     }
     return out;
   }
@@ -465,10 +465,9 @@ class RowRewriterImpl final : public RowRewriter {
           // Fresh ids and this version for the inserted rows, in row order.
           std::optional<RowIdSequence> preserved;
           if (!w.preserved_ids.empty()) {
-            ASSIGN_OR_RETURN(preserved,
-                             RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(w.preserved_ids.data()),
-                                                   w.preserved_ids.size()},
-                                                  root_ + ": rewritten row ids"));
+            ASSIGN_OR_RETURN(preserved, RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(w.preserved_ids.data()),
+                                                              w.preserved_ids.size()},
+                                                             root_ + ": rewritten row ids"));
           }
           ASSIGN_OR_RETURN(std::vector<uint64_t> created, DecodeRowVersions(w.created, n, root_ + ": created_at"));
           std::vector<uint64_t> ids(n);

@@ -27,26 +27,41 @@ struct Assignment {
 // `type` (a table-layer cast covers the rest, e.g. utf8 to large_utf8).
 std::optional<std::string> CastName(const DataType& type) {
   switch (type.id) {
-    case TypeId::kInt8: return "TINYINT";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INT";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kUInt8: return "TINYINT UNSIGNED";
-    case TypeId::kUInt16: return "SMALLINT UNSIGNED";
-    case TypeId::kUInt32: return "INT UNSIGNED";
-    case TypeId::kUInt64: return "BIGINT UNSIGNED";
-    case TypeId::kFloat32: return "FLOAT";
-    case TypeId::kFloat64: return "DOUBLE";
+    case TypeId::kInt8:
+      return "TINYINT";
+    case TypeId::kInt16:
+      return "SMALLINT";
+    case TypeId::kInt32:
+      return "INT";
+    case TypeId::kInt64:
+      return "BIGINT";
+    case TypeId::kUInt8:
+      return "TINYINT UNSIGNED";
+    case TypeId::kUInt16:
+      return "SMALLINT UNSIGNED";
+    case TypeId::kUInt32:
+      return "INT UNSIGNED";
+    case TypeId::kUInt64:
+      return "BIGINT UNSIGNED";
+    case TypeId::kFloat32:
+      return "FLOAT";
+    case TypeId::kFloat64:
+      return "DOUBLE";
     case TypeId::kUtf8:
-    case TypeId::kLargeUtf8: return "STRING";
+    case TypeId::kLargeUtf8:
+      return "STRING";
     case TypeId::kBinary:
-    case TypeId::kLargeBinary: return "BINARY";
-    case TypeId::kDate32: return "DATE";
-    case TypeId::kBool: return "BOOLEAN";
+    case TypeId::kLargeBinary:
+      return "BINARY";
+    case TypeId::kDate32:
+      return "DATE";
+    case TypeId::kBool:
+      return "BOOLEAN";
     case TypeId::kTimestamp:
       if (type.unit == TimeUnit::kMicro) return "TIMESTAMP";
       return std::nullopt;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -70,7 +85,8 @@ bool StorableAs(const DataType& from, const DataType& to, bool* cast_after) {
   return false;
 }
 
-Result<std::vector<Assignment>> BindAssignments(const Dataset& ds, const std::vector<std::pair<std::string, std::string>>& set) {
+Result<std::vector<Assignment>> BindAssignments(const Dataset& ds,
+                                                const std::vector<std::pair<std::string, std::string>>& set) {
   const std::string& root = ds.uri();
   const Schema& read = ds.read_schema();
   const Schema& logical = ds.schema();
@@ -190,8 +206,7 @@ Result<UpdateResult> RunOnce(const Dataset& ds, const std::string& where, const 
 }  // namespace
 
 Result<UpdateResult> Update(const Dataset& dataset, const std::string& where,
-                            const std::vector<std::pair<std::string, std::string>>& set,
-                            const UpdateOptions& options) {
+                            const std::vector<std::pair<std::string, std::string>>& set, const UpdateOptions& options) {
   if (options.max_commit_attempts < 1) {
     return Status::InvalidArgument(dataset.uri() + ": max_commit_attempts must be at least 1");
   }

@@ -102,8 +102,10 @@ std::map<int64_t, std::optional<std::string>> Payloads(const Dataset& ds) {
   EXPECT_OK(blobs.status());
   std::map<int64_t, std::optional<std::string>> out;
   for (size_t k = 0; k < ids.size(); ++k) {
-    if ((*blobs)[k]) out[ids[k]] = std::string((*(*blobs)[k])->view());
-    else out[ids[k]] = std::nullopt;
+    if ((*blobs)[k])
+      out[ids[k]] = std::string((*(*blobs)[k])->view());
+    else
+      out[ids[k]] = std::nullopt;
   }
   return out;
 }
@@ -116,8 +118,8 @@ size_t FilesUnder(const io::ObjectStore& store, const std::string& dir) {
 TEST(Update, SetsValuesFromExpressionsOverOtherColumns) {
   auto store = MakeTable(false);
   auto ds = Latest(store);
-  ASSERT_OK_AND_ASSIGN(UpdateResult r,
-                       Update(*ds, "id >= 3 AND id < 13", {{"x", "x * 2 + id"}, {"name", "upper(name)"}, {"i32", "7"}}));
+  ASSERT_OK_AND_ASSIGN(
+      UpdateResult r, Update(*ds, "id >= 3 AND id < 13", {{"x", "x * 2 + id"}, {"name", "upper(name)"}, {"i32", "7"}}));
   EXPECT_EQ(r.version, 3u);
   EXPECT_EQ(r.rows_updated, 10u);
   auto after = ReadAll(*Latest(store));

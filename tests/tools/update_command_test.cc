@@ -21,8 +21,8 @@ constexpr const char* kSchema = R"({"fields": [
 std::string MakeDataset(const ScopedTempDir& tmp) {
   std::string rows;
   for (int i = 0; i < 30; ++i) {
-    rows += "{\"id\": " + std::to_string(i) + ", \"name\": \"n" + std::to_string(i) + "\", \"score\": " +
-            std::to_string(i) + "}\n";
+    rows += "{\"id\": " + std::to_string(i) + ", \"name\": \"n" + std::to_string(i) +
+            "\", \"score\": " + std::to_string(i) + "}\n";
   }
   WriteTextFile(tmp.Join("rows.ndjson"), rows);
   WriteTextFile(tmp.Join("schema.json"), kSchema);
@@ -65,11 +65,11 @@ TEST(UpdateCommand, WithoutWhereUpdatesEveryRow) {
 TEST(UpdateCommand, ErrorsLeaveTheVersion) {
   ScopedTempDir tmp;
   const std::string ds = MakeDataset(tmp);
-  EXPECT_EQ(RunLancet({"update", ds, "--where", "id = 1"}), kExitUsage);                    // no --set
-  EXPECT_EQ(RunLancet({"update", ds, "--set", "score"}), kExitUsage);                       // no '='
-  EXPECT_NE(RunLancet({"update", ds, "--set", "nope=1"}), kExitOk);                         // unknown column
-  EXPECT_NE(RunLancet({"update", ds, "--set", "_rowid=1"}), kExitOk);                       // lineage column
-  EXPECT_NE(RunLancet({"update", ds, "--where", "id >", "--set", "score=1"}), kExitOk);     // bad filter
+  EXPECT_EQ(RunLancet({"update", ds, "--where", "id = 1"}), kExitUsage);                     // no --set
+  EXPECT_EQ(RunLancet({"update", ds, "--set", "score"}), kExitUsage);                        // no '='
+  EXPECT_NE(RunLancet({"update", ds, "--set", "nope=1"}), kExitOk);                          // unknown column
+  EXPECT_NE(RunLancet({"update", ds, "--set", "_rowid=1"}), kExitOk);                        // lineage column
+  EXPECT_NE(RunLancet({"update", ds, "--where", "id >", "--set", "score=1"}), kExitOk);      // bad filter
   EXPECT_NE(RunLancet({"update", tmp.Join("missing.lance"), "--set", "score=1"}), kExitOk);  // no dataset
   auto opened = table::Dataset::Open(ds);
   ASSERT_TRUE(opened.ok());
