@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "lancet/array.h"
 #include "lancet/result.h"
@@ -42,6 +43,12 @@ class RowRewriter {
 
   /// Rows with base.schema() (every column, in order). `replaces[i]` is the row
   /// address in `base` of the row that row i replaces, or kInsertedRow.
+  /// Blob V2 columns of `rows` may come in either shape: the logical input
+  /// struct<data, uri> (the bytes are stored anew, placed by size), or the descriptor
+  /// struct as base's scan reads it (the bytes of the replaced row move into the new
+  /// files; a non-null descriptor therefore needs a replaced row). Format 2.3
+  /// descriptors keep their blob_info. InvalidArgument for an address that is not a
+  /// live row of base, or one replaced or removed twice.
   virtual Status Add(const RecordBatch& rows, std::span<const uint64_t> replaces) = 0;
   /// Row addresses in `base` removed with no replacement.
   virtual Status Remove(std::span<const uint64_t> addresses) = 0;
@@ -50,6 +57,9 @@ class RowRewriter {
   /// caller may re-run the edit on the latest version.
   virtual Result<uint64_t> Commit() = 0;
   virtual const RewriteCounts& counts() const = 0;
+  /// The field ids recorded in Update.fields_for_preserving_frag_bitmap: the
+  /// assigned columns for an update; by default every field (merge_insert).
+  virtual void set_modified_fields(std::vector<uint32_t> field_ids) = 0;
 };
 
 }  // namespace lancet::table
