@@ -86,7 +86,8 @@ Status MergeJoiner::Prepare() {
   for (const Field& f : ss.fields) {
     int t = ts.FieldIndex(f.name);
     if (t < 0) return Status::InvalidArgument(where + "the source column '" + f.name + "' is not in the dataset");
-    if (ts.fields[t].type != f.type) {
+    // By text: nested types carry Lance field ids on the dataset side only.
+    if (ts.fields[t].type.ToString() != f.type.ToString()) {
       return Status::InvalidArgument(where + "the source column '" + f.name + "' has type " + f.type.ToString() +
                                      ", the dataset's has " + ts.fields[t].type.ToString());
     }
