@@ -417,5 +417,167 @@ TEST_F(MergeJoinTest, MultiColumnStringKeys) {
   EXPECT_EQ(rec.added, want);
 }
 
+// Through MergeInsert: committed rows, counts and versions.
+class MergeInsertTest : public MergeJoinTest {
+ protected:
+  Result<std::vector<Row>> Committed(uint64_t version) {
+    OpenOptions open;
+    open.version = version;
+    ASSIGN_OR_RETURN(auto ds, Dataset::Open(dir_.string(), open));
+    ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ds->Scan());
+    std::vector<Row> rows;
+    for (const RecordBatch& b : batches) {
+      for (int64_t i = 0; i < b.num_rows; ++i) rows.push_back(RowAt(b, i));
+    }
+    return Sorted(rows);
+  }
+  Result<MergeInsertResult> Merge(const Dataset& ds, const std::vector<RecordBatch>& source,
+                                  const MergeInsertOptions& o) {
+    auto reader = MakeBatchVectorReader(source.at(0).schema, source);
+    return MergeInsert(ds, *reader, o);
+  }
+};
+
+TEST_F(MergeInsertTest, EveryClauseCombinationCommitsTheModelsRows) {
+  for (WhenMatched wm : {WhenMatched::kUpdateAll, WhenMatched::kUpdateColumns, WhenMatched::kDoNothing}) {
+    for (WhenNotMatched wn : {WhenNotMatched::kInsert, WhenNotMatched::kSkip}) {
+      for (WhenNotMatchedBySource wb : {WhenNotMatchedBySource::kKeep, WhenNotMatchedBySource::kDelete}) {
+        std::filesystem::remove_all(dir_);
+        auto ds = MakeTarget(TargetRows());
+        ASSERT_TRUE(ds);
+        MergeInsertOptions o;
+        o.on = {"k"};
+        o.when_matched = wm;
+        o.update_columns = {"tag"};
+        o.when_not_matched = wn;
+        o.when_not_matched_by_source = wb;
+        const std::string what = std::to_string(int(wm)) + "/" + std::to_string(int(wn)) + "/" +
+                                 std::to_string(int(wb));
+        auto want = ModelMerge(TargetRows(), SourceRows(), o, true);
+        ASSERT_TRUE(want) << what;
+        ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*ds, {RowsBatch(SourceRows())}, o));
+        ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(r.version));
+        EXPECT_EQ(got, *want) << what;
+        const bool changes = r.rows_inserted + r.rows_updated + r.rows_deleted > 0;
+        EXPECT_EQ(r.version, changes ? 2u : 1u) << what;
+        EXPECT_EQ(r.attempts, 1) << what;
+        // Counts follow the model: 4 of the 8 source rows match (3, 5, 11, 19); 4 do not.
+        EXPECT_EQ(r.rows_updated, wm == WhenMatched::kDoNothing ? 0u : 4u) << what;
+        EXPECT_EQ(r.rows_inserted, wn == WhenNotMatched::kInsert ? 4u : 0u) << what;
+        EXPECT_EQ(r.rows_deleted, wb == WhenNotMatchedBySource::kDelete ? 17u : 0u) << what;
+      }
+    }
+  }
+}
+
+TEST_F(MergeInsertTest, FailureCommitsNothingAndLeavesNoFiles) {
+  auto ds = MakeTarget(TargetRows());
+  ASSERT_TRUE(ds);
+  auto files = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir_)) n += e.is_regular_file();
+    return n;
+  };
+  const size_t before = files();
+  // Spilled into two partitions, the duplicate in the second: the first partition's
+  // updates are written to data files before the duplicate is met.
+  int64_t dup = -1;
+  for (int64_t k = 0; k < 20 && dup < 0; ++k) {
+    if (KeyPartition(std::string(reinterpret_cast<const char*>(&k), sizeof k), 2) == 1) dup = k;
+  }
+  ASSERT_GE(dup, 0);
+  std::vector<Row> source;
+  for (int64_t k = 0; k < 20; ++k) source.push_back({k, "s", 1.0});
+  source.push_back({dup, "again", 2.0});
+  MergeInsertOptions o;
+  o.on = {"k"};
+  o.max_rows_per_file = 2;
+  o.memory_budget_bytes = 1;
+  o.spill_partitions = 2;
+  auto r = Merge(*ds, {RowsBatch(source)}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("(k = " + std::to_string(dup) + ")"), std::string::npos) << r.status().message();
+  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(dir_.string()));
+  EXPECT_EQ(latest->version(), 1u);
+  EXPECT_EQ(files(), before);
+}
+
+TEST_F(MergeInsertTest, SpilledSourceCommitsTheSameRows) {
+  std::vector<Row> target, source;
+  for (int64_t i = 0; i < 3000; ++i) target.push_back({i, "t" + std::to_string(i), double(i)});
+  std::vector<RecordBatch> batches;
+  for (int64_t b = 0; b < 4; ++b) {
+    std::vector<Row> part;
+    for (int64_t i = 1500 + b * 1000; i < 2500 + b * 1000; ++i) part.push_back({i, std::nullopt, -double(i)});
+    source.insert(source.end(), part.begin(), part.end());
+    batches.push_back(RowsBatch(part));
+  }
+  auto ds = MakeTarget(target, 500);
+  ASSERT_TRUE(ds);
+  MergeInsertOptions o;
+  o.on = {"k"};
+  o.memory_budget_bytes = 1;
+  o.spill_partitions = 5;
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*ds, batches, o));
+  EXPECT_GT(r.spilled_bytes, 0u);
+  EXPECT_EQ(r.rows_updated, 1500u);
+  EXPECT_EQ(r.rows_inserted, 2500u);
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(r.version));
+  EXPECT_EQ(got, *ModelMerge(target, source, o, true));
+}
+
+// A version older than the latest: the first commit conflicts (the latest deleted a
+// row the merge updates), and the merge re-runs on the latest, where that key is new.
+TEST_F(MergeInsertTest, LostRaceReRunsOnTheLatestVersion) {
+  auto v1 = MakeTarget(TargetRows());
+  ASSERT_TRUE(v1);
+  ASSERT_OK_AND_ASSIGN(uint64_t v2, DeleteWhere(*v1, "k = 3"));
+  ASSERT_EQ(v2, 2u);
+  MergeInsertOptions o;
+  o.on = {"k"};
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*v1, {RowsBatch(SourceRows())}, o));
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.version, 3u);
+  EXPECT_EQ(r.rows_updated, 3u);
+  EXPECT_EQ(r.rows_inserted, 5u);
+  std::vector<Row> after_delete = TargetRows();
+  after_delete.erase(after_delete.begin() + 3);
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(r.version));
+  EXPECT_EQ(got, *ModelMerge(after_delete, SourceRows(), o, true));
+}
+
+TEST_F(MergeInsertTest, StableRowIdsKeepIdsAndCreatedVersionOfUpdatedRows) {
+  WriteParams p;
+  p.enable_stable_row_ids = true;
+  p.max_rows_per_file = 7;
+  ASSERT_OK(WriteDataset(dir_.string(), RowSchema(), {RowsBatch(TargetRows())}, p).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir_.string()));
+  auto ids_by_key = [](const Dataset& d) {
+    ScanOptions scan;
+    scan.with_row_id = true;
+    std::map<int64_t, uint64_t> ids;
+    auto batches = d.Scan(scan);
+    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+    if (!batches.ok()) return ids;
+    for (const RecordBatch& b : *batches) {
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        if (b.columns[0].IsValid(i)) ids[b.columns[0].values<int64_t>()[i]] = b.columns.back().values<uint64_t>()[i];
+      }
+    }
+    return ids;
+  };
+  std::map<int64_t, uint64_t> before = ids_by_key(*ds);
+  MergeInsertOptions o;
+  o.on = {"k"};
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*ds, {RowsBatch(SourceRows())}, o));
+  ASSERT_OK_AND_ASSIGN(auto after_ds, Dataset::Open(dir_.string()));
+  std::map<int64_t, uint64_t> after = ids_by_key(*after_ds);
+  for (int64_t k : {3, 5, 11, 19}) EXPECT_EQ(after.at(k), before.at(k)) << "key " << k;
+  // New rows get ids past every old one.
+  const uint64_t max_old = before.rbegin()->second;
+  for (int64_t k : {25, 40}) EXPECT_GT(after.at(k), max_old) << "key " << k;
+  EXPECT_EQ(r.rows_inserted, 4u);
+}
+
 }  // namespace
 }  // namespace lancet::table
