@@ -62,11 +62,15 @@ struct MergeState {
     if (!src.ok()) return ReportError(src.status(), source);
     auto result = table::MergeInsert(**ds, **src, o);
     if (!result.ok()) return ReportError(result.status(), dataset);
-    std::printf("merged %s into %s: %llu inserted, %llu updated, %llu deleted; version %llu\n", source.c_str(),
+    std::string spilled;
+    if (result->spilled_bytes > 0) {
+      spilled = "; spilled " + std::to_string((result->spilled_bytes + (1 << 20) - 1) >> 20) + " MiB";
+    }
+    std::printf("merged %s into %s: %llu inserted, %llu updated, %llu deleted; version %llu%s\n", source.c_str(),
                 dataset.c_str(), static_cast<unsigned long long>(result->rows_inserted),
                 static_cast<unsigned long long>(result->rows_updated),
                 static_cast<unsigned long long>(result->rows_deleted),
-                static_cast<unsigned long long>(result->version));
+                static_cast<unsigned long long>(result->version), spilled.c_str());
     return kExitOk;
   }
 };
