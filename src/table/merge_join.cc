@@ -1,5 +1,9 @@
 #include "table/merge_join.h"
 
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
 #include <unordered_map>
 #include <utility>
 
@@ -53,6 +57,7 @@ class MergeJoiner {
   Status FlushMatched(const RecordBatch& rows);
   Status FlushDeletes();
   Status Insert(const RecordBatch& rows, const std::vector<bool>& matched);
+  Status EmitInsertsInSourceOrder();
   Result<std::unique_ptr<RecordBatchReader>> ScanTargetKeys() const;
 
   const Dataset& target_;
@@ -71,6 +76,12 @@ class MergeJoiner {
   std::vector<std::pair<uint64_t, int64_t>> matched_;  // (target address, source row)
   std::vector<uint64_t> deletes_;
   MergeCounts counts_;
+  // With a spilled source, inserts wait here (each row with its source position) until
+  // every partition is joined, then go out in source order: the reference gives new
+  // rows their ids in that order.
+  std::unique_ptr<PartitionedSpill> inserts_;
+  uint32_t partition_ = 0;
+  size_t insert_batch_rows_ = kMergeChunkRows;
 };
 
 Status MergeJoiner::Prepare() {
@@ -149,11 +160,17 @@ Result<MergeCounts> MergeJoiner::Run() {
     RETURN_IF_ERROR(spill->Write(*batch, RowPartitions(*batch, target_keys_, true, parts)));
   }
   RETURN_IF_ERROR(spill->Finish());
-  for (uint32_t p = 0; p < parts; ++p) {
-    ASSIGN_OR_RETURN(RecordBatch rows, source_.Load(p));
-    ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> keys, spill->Read(p));
+  Schema with_seq = target_.schema();
+  with_seq.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
+  ASSIGN_OR_RETURN(inserts_, PartitionedSpill::Open(source_.spill_dir()->path(),
+                                                    "inserts-v" + std::to_string(target_.version()), with_seq, parts));
+  for (partition_ = 0; partition_ < parts; ++partition_) {
+    ASSIGN_OR_RETURN(RecordBatch rows, source_.Load(partition_));
+    ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> keys, spill->Read(partition_));
     RETURN_IF_ERROR(JoinPartition(rows, *keys));
   }
+  RETURN_IF_ERROR(inserts_->Finish());
+  RETURN_IF_ERROR(EmitInsertsInSourceOrder());
   return counts_;
 }
 
@@ -264,11 +281,18 @@ Status MergeJoiner::FlushDeletes() {
 }
 
 Status MergeJoiner::Insert(const RecordBatch& rows, const std::vector<bool>& matched) {
+  if (inserts_ && rows.num_rows > 0) {
+    // The merge in source order holds one spilled batch per partition: size them so
+    // that all of them together stay near the budget.
+    const uint64_t row_bytes = std::max<uint64_t>(1, BatchBytes(rows) / static_cast<uint64_t>(rows.num_rows));
+    const uint64_t fit = options_.memory_budget_bytes / (row_bytes * source_.partitions());
+    insert_batch_rows_ = static_cast<size_t>(std::clamp<uint64_t>(fit, 64, kMergeChunkRows));
+  }
   std::vector<int64_t> pick;
   for (int64_t i = 0; i <= rows.num_rows; ++i) {
     bool last = i == rows.num_rows;
     if (!last && !matched[i]) pick.push_back(i);
-    if (pick.empty() || (!last && pick.size() < kMergeChunkRows)) continue;
+    if (pick.empty() || (!last && pick.size() < insert_batch_rows_)) continue;
     const int64_t n = static_cast<int64_t>(pick.size());
     RecordBatch out{target_.schema(), n, {}};
     for (size_t c = 0; c < insert_from_.size(); ++c) {
@@ -280,12 +304,103 @@ Status MergeJoiner::Insert(const RecordBatch& rows, const std::vector<bool>& mat
         out.columns.push_back(std::move(taken));
       }
     }
-    std::vector<uint64_t> replaces(pick.size(), kInsertedRow);
-    RETURN_IF_ERROR(sink_.Add(out, replaces));
     counts_.inserted += pick.size();
+    if (inserts_) {
+      ASSIGN_OR_RETURN(Array seq, TakeRows(rows.columns.back(), pick));
+      out.columns.push_back(std::move(seq));
+      out.schema.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
+      RETURN_IF_ERROR(inserts_->Write(out, std::vector<uint32_t>(pick.size(), partition_)));
+    } else {
+      std::vector<uint64_t> replaces(pick.size(), kInsertedRow);
+      RETURN_IF_ERROR(sink_.Add(out, replaces));
+    }
     pick.clear();
   }
   return Status::OK();
+}
+
+Status MergeJoiner::EmitInsertsInSourceOrder() {
+  // A k-way merge of the partitions' inserts (each already in source order) by position.
+  const uint32_t parts = source_.partitions();
+  struct Cursor {
+    std::unique_ptr<RecordBatchReader> reader;
+    int held = -1;  // index in `held` of the current batch
+    int64_t row = 0;
+  };
+  std::vector<RecordBatch> held;
+  std::vector<Cursor> cursors(parts);
+  using Head = std::pair<uint64_t, uint32_t>;  // (source position, partition)
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  auto seq_at = [&](const Cursor& c) { return held[c.held].columns.back().values<uint64_t>()[c.row]; };
+  // Moves `c` to a row, reading batches as needed; false at the end of its partition.
+  auto settle = [&](Cursor& c) -> Result<bool> {
+    while (c.held < 0 || c.row >= held[c.held].num_rows) {
+      ASSIGN_OR_RETURN(std::optional<RecordBatch> next, c.reader->Next());
+      if (!next) return false;
+      held.push_back(std::move(*next));
+      c.held = static_cast<int>(held.size()) - 1;
+      c.row = 0;
+    }
+    return true;
+  };
+  for (uint32_t p = 0; p < parts; ++p) {
+    ASSIGN_OR_RETURN(cursors[p].reader, inserts_->Read(p));
+    ASSIGN_OR_RETURN(bool any, settle(cursors[p]));
+    if (any) heads.emplace(seq_at(cursors[p]), p);
+  }
+  std::vector<std::pair<int, int64_t>> picks;  // (held batch, row), in output order
+  auto flush = [&]() -> Status {
+    if (picks.empty()) return Status::OK();
+    // Rows are taken batch by batch, then put in output order with one more take.
+    std::map<int, std::vector<int64_t>> by_batch;
+    for (const auto& [b, r] : picks) by_batch[b].push_back(r);
+    std::map<int, int64_t> base;
+    std::map<int, int64_t> next_in_batch;
+    int64_t offset = 0;
+    for (const auto& [b, rows] : by_batch) {
+      base[b] = offset;
+      offset += static_cast<int64_t>(rows.size());
+    }
+    std::vector<int64_t> order;
+    order.reserve(picks.size());
+    for (const auto& [b, r] : picks) order.push_back(base[b] + next_in_batch[b]++);
+    const int64_t n = static_cast<int64_t>(picks.size());
+    RecordBatch out{target_.schema(), n, {}};
+    for (size_t c = 0; c < target_.schema().fields.size(); ++c) {
+      std::vector<Array> pieces;
+      for (const auto& [b, rows] : by_batch) {
+        ASSIGN_OR_RETURN(Array piece, TakeRows(held[b].columns[c], rows));
+        pieces.push_back(std::move(piece));
+      }
+      ASSIGN_OR_RETURN(Array grouped, Concatenate(pieces));
+      ASSIGN_OR_RETURN(Array ordered, TakeRows(grouped, order));
+      out.columns.push_back(std::move(ordered));
+    }
+    std::vector<uint64_t> replaces(picks.size(), kInsertedRow);
+    RETURN_IF_ERROR(sink_.Add(out, replaces));
+    picks.clear();
+    // Only the cursors' current batches are still needed.
+    std::vector<RecordBatch> kept;
+    std::map<int, int> moved;
+    for (Cursor& c : cursors) {
+      if (c.held < 0) continue;
+      auto [it, fresh] = moved.try_emplace(c.held, static_cast<int>(kept.size()));
+      if (fresh) kept.push_back(std::move(held[c.held]));
+      c.held = it->second;
+    }
+    held = std::move(kept);
+    return Status::OK();
+  };
+  while (!heads.empty()) {
+    const uint32_t p = heads.top().second;
+    heads.pop();
+    Cursor& c = cursors[p];
+    picks.emplace_back(c.held, c.row++);
+    ASSIGN_OR_RETURN(bool more, settle(c));
+    if (more) heads.emplace(seq_at(c), p);
+    if (picks.size() >= kMergeChunkRows) RETURN_IF_ERROR(flush());
+  }
+  return flush();
 }
 
 }  // namespace

@@ -174,7 +174,7 @@ Result<std::unique_ptr<MergeSource>> MergeSource::Ingest(RecordBatchReader& read
     if (!batch) break;
     if (batch->num_rows == 0) continue;
     if (source->spill_) {
-      RETURN_IF_ERROR(source->spill_->Write(*batch, RowPartitions(*batch, keys, false, source->partitions_)));
+      RETURN_IF_ERROR(source->SpillBatch(*batch));
       continue;
     }
     held_bytes += BatchBytes(*batch);
@@ -187,17 +187,33 @@ Result<std::unique_ptr<MergeSource>> MergeSource::Ingest(RecordBatchReader& read
 
 Status MergeSource::SpillHeld() {
   ASSIGN_OR_RETURN(dir_, SpillDir::Make(spill_parent_));
-  ASSIGN_OR_RETURN(spill_, PartitionedSpill::Open(dir_->path(), "source", schema_, partitions_));
-  for (const RecordBatch& b : held_) RETURN_IF_ERROR(spill_->Write(b, RowPartitions(b, keys_, false, partitions_)));
+  Schema with_seq = schema_;
+  with_seq.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
+  ASSIGN_OR_RETURN(spill_, PartitionedSpill::Open(dir_->path(), "source", with_seq, partitions_));
+  for (const RecordBatch& b : held_) RETURN_IF_ERROR(SpillBatch(b));
   held_.clear();
   return Status::OK();
+}
+
+Status MergeSource::SpillBatch(const RecordBatch& batch) {
+  BufferBuilder seq;
+  for (int64_t i = 0; i < batch.num_rows; ++i) seq.AppendValue<uint64_t>(rows_seen_ + static_cast<uint64_t>(i));
+  rows_seen_ += static_cast<uint64_t>(batch.num_rows);
+  RecordBatch with_seq = batch;
+  Array seq_column;
+  seq_column.type = MakeType(TypeId::kUInt64);
+  seq_column.length = batch.num_rows;
+  seq_column.buffers = {nullptr, seq.Finish()};
+  with_seq.columns.push_back(std::move(seq_column));
+  with_seq.schema.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
+  return spill_->Write(with_seq, RowPartitions(batch, keys_, false, partitions_));
 }
 
 Result<RecordBatch> MergeSource::Load(uint32_t p) const {
   if (!spill_) return ConcatenateBatches(schema_, held_);
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, spill_->Read(p));
   ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ReadAllBatches(*reader));
-  return ConcatenateBatches(schema_, batches);
+  return ConcatenateBatches(reader->schema(), batches);
 }
 
 }  // namespace lancet::table

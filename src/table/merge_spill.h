@@ -66,11 +66,15 @@ class MergeSource {
   uint64_t spilled_bytes() const { return spill_ ? spill_->bytes() : 0; }
   /// Where the join may spill the target's keys; null when the source is in memory.
   const SpillDir* spill_dir() const { return dir_.get(); }
-  /// Partition `p`'s rows as one batch (rows with a null key are in partition 0).
+  /// Partition `p`'s rows as one batch (rows with a null key are in partition 0). A
+  /// spilled source's batch has one more column than schema(): each row's position in
+  /// the source (uint64), so that inserts can be put back in source order.
   Result<RecordBatch> Load(uint32_t p) const;
 
  private:
   Status SpillHeld();
+  Status SpillBatch(const RecordBatch& batch);
+  uint64_t rows_seen_ = 0;
   Schema schema_;
   MergeKeys keys_;
   std::string spill_parent_;
@@ -79,6 +83,9 @@ class MergeSource {
   std::unique_ptr<SpillDir> dir_;
   std::unique_ptr<PartitionedSpill> spill_;
 };
+
+/// The column MergeSource::Load appends to a spilled source's rows.
+inline constexpr const char* kMergeSeqColumn = "__lancet_merge_seq";
 
 /// The partition of each row of `batch` (key columns at keys.indices()).
 std::vector<uint32_t> RowPartitions(const RecordBatch& batch, const MergeKeys& keys, bool keys_only,

@@ -148,6 +148,7 @@ class ModelSink : public MergeSink {
         return Status::Internal("address replaced twice or unknown: " + std::to_string(replaces[i]));
       }
       added_.push_back(RowAt(rows, i));
+      if (replaces[i] == kInsertedRow) inserted_keys_.push_back(added_.back().k);
     }
     return Status::OK();
   }
@@ -157,6 +158,7 @@ class ModelSink : public MergeSink {
     }
     return Status::OK();
   }
+  const std::vector<OptI>& inserted_keys() const { return inserted_keys_; }
   std::vector<Row> Result() const {
     std::vector<Row> out = added_;
     for (const auto& [a, r] : rows_) out.push_back(r);
@@ -166,6 +168,7 @@ class ModelSink : public MergeSink {
  private:
   std::map<uint64_t, Row> rows_;
   std::vector<Row> added_;
+  std::vector<OptI> inserted_keys_;
 };
 
 class MergeJoinTest : public ::testing::Test {
@@ -189,7 +192,8 @@ class MergeJoinTest : public ::testing::Test {
 
   // The join's result applied to the target's rows, or the join's error.
   Result<std::vector<Row>> Join(const Dataset& ds, const std::vector<RecordBatch>& source,
-                                const MergeInsertOptions& o, uint64_t* spilled = nullptr) {
+                                const MergeInsertOptions& o, uint64_t* spilled = nullptr,
+                                std::vector<OptI>* inserted_keys = nullptr) {
     ScanOptions scan;
     scan.with_row_addr = true;
     ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ds.Scan(scan));
@@ -204,6 +208,7 @@ class MergeJoinTest : public ::testing::Test {
     if (spilled) *spilled = src->spilled_bytes();
     ModelSink sink(std::move(rows));
     RETURN_IF_ERROR(RunMergeJoin(ds, *src, o, sink).status());
+    if (inserted_keys) *inserted_keys = sink.inserted_keys();
     return sink.Result();
   }
 
@@ -290,8 +295,13 @@ TEST_F(MergeJoinTest, SpilledSourceGivesTheSameRows) {
   o.spill_dir = dir_.string() + "-spill";
   std::filesystem::create_directories(o.spill_dir);
   uint64_t spilled = 0;
-  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Join(*ds, batches, o, &spilled));
+  std::vector<OptI> inserted;
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Join(*ds, batches, o, &spilled, &inserted));
   EXPECT_GT(spilled, 0u);
+  // New rows come out in source order (the reference numbers their row ids so).
+  std::vector<OptI> want_inserted;
+  for (int64_t k = 4000; k < 7000; ++k) want_inserted.push_back(k);
+  EXPECT_EQ(inserted, want_inserted);
   auto want = ModelMerge(target, source, o, true, {}, [](const Row& t) { return *t.k % 2 == 0; });
   ASSERT_TRUE(want);
   EXPECT_EQ(got, *want);
