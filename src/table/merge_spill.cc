@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -22,8 +23,9 @@ uint64_t ArrayBytes(const Array& a) {
 }
 
 // Spill files are written through a buffer: the IPC writer hands over each buffer of a
-// message separately, and a syscall per buffer would dominate small batches.
-constexpr size_t kSpillWriteBuffer = 1 << 20;
+// message separately, and a syscall per buffer would dominate small batches. Small,
+// since every partition has one.
+constexpr size_t kSpillWriteBuffer = 64 << 10;
 
 }  // namespace
 
@@ -63,6 +65,7 @@ class PartitionedSpill::File {
   Status Finish() {
     RETURN_IF_ERROR(ipc_->Finish());
     RETURN_IF_ERROR(Flush());
+    std::vector<uint8_t>().swap(buffer_);
     return out_->Close();
   }
   uint64_t bytes() const { return bytes_; }
@@ -103,16 +106,23 @@ PartitionedSpill::~PartitionedSpill() {
 }
 
 Status PartitionedSpill::Write(const RecordBatch& batch, const std::vector<uint32_t>& part) {
+  // A window of rows at a time, so that the pieces copied out of a large input batch
+  // add little to it.
+  constexpr int64_t kWindow = 8192;
   std::vector<std::vector<int64_t>> rows(files_.size());
-  for (int64_t i = 0; i < batch.num_rows; ++i) rows[part[i]].push_back(i);
-  for (size_t p = 0; p < files_.size(); ++p) {
-    if (rows[p].empty()) continue;
-    RecordBatch piece{batch.schema, static_cast<int64_t>(rows[p].size()), {}};
-    for (const Array& column : batch.columns) {
-      ASSIGN_OR_RETURN(Array taken, TakeRows(column, rows[p]));
-      piece.columns.push_back(std::move(taken));
+  for (int64_t begin = 0; begin < batch.num_rows; begin += kWindow) {
+    const int64_t end = std::min(batch.num_rows, begin + kWindow);
+    for (auto& r : rows) r.clear();
+    for (int64_t i = begin; i < end; ++i) rows[part[i]].push_back(i);
+    for (size_t p = 0; p < files_.size(); ++p) {
+      if (rows[p].empty()) continue;
+      RecordBatch piece{batch.schema, static_cast<int64_t>(rows[p].size()), {}};
+      for (const Array& column : batch.columns) {
+        ASSIGN_OR_RETURN(Array taken, TakeRows(column, rows[p]));
+        piece.columns.push_back(std::move(taken));
+      }
+      RETURN_IF_ERROR(files_[p]->Write(piece));
     }
-    RETURN_IF_ERROR(files_[p]->Write(piece));
   }
   return Status::OK();
 }
@@ -181,8 +191,36 @@ Result<std::unique_ptr<MergeSource>> MergeSource::Ingest(RecordBatchReader& read
     source->held_.push_back(std::move(*batch));
     if (held_bytes > budget) RETURN_IF_ERROR(source->SpillHeld());
   }
-  if (source->spill_) RETURN_IF_ERROR(source->spill_->Finish());
+  if (source->spill_) {
+    RETURN_IF_ERROR(source->spill_->Finish());
+  } else {
+    ASSIGN_OR_RETURN(source->whole_, source->Gather());
+  }
   return source;
+}
+
+Result<RecordBatch> MergeSource::Gather() {
+  // Column by column, dropping each batch's copy as soon as it is gathered, so that the
+  // source is not held twice.
+  RecordBatch out{schema_, 0, {}};
+  for (const RecordBatch& b : held_) out.num_rows += b.num_rows;
+  for (size_t c = 0; c < schema_.fields.size(); ++c) {
+    std::vector<Array> parts;
+    for (RecordBatch& b : held_) parts.push_back(std::move(b.columns[c]));
+    if (parts.size() == 1) {
+      out.columns.push_back(std::move(parts[0]));
+      continue;
+    }
+    if (parts.empty()) {
+      ASSIGN_OR_RETURN(Array empty, MakeNullArray(schema_.fields[c].type, 0));
+      out.columns.push_back(std::move(empty));
+      continue;
+    }
+    ASSIGN_OR_RETURN(Array joined, Concatenate(parts));
+    out.columns.push_back(std::move(joined));
+  }
+  held_.clear();
+  return out;
 }
 
 Status MergeSource::SpillHeld() {
@@ -210,7 +248,7 @@ Status MergeSource::SpillBatch(const RecordBatch& batch) {
 }
 
 Result<RecordBatch> MergeSource::Load(uint32_t p) const {
-  if (!spill_) return ConcatenateBatches(schema_, held_);
+  if (!spill_) return whole_;
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, spill_->Read(p));
   ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ReadAllBatches(*reader));
   return ConcatenateBatches(reader->schema(), batches);

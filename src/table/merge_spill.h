@@ -74,6 +74,8 @@ class MergeSource {
  private:
   Status SpillHeld();
   Status SpillBatch(const RecordBatch& batch);
+  Result<RecordBatch> Gather();
+  RecordBatch whole_;  // the source, when it fit in the budget
   uint64_t rows_seen_ = 0;
   Schema schema_;
   MergeKeys keys_;
