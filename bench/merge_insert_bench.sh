@@ -61,4 +61,4 @@ r_ms="$(node -e 'const j = JSON.parse(process.argv[1]); console.log(Math.round(j
 r_rss="$(node -e 'const j = JSON.parse(process.argv[1]); console.log(j.max_rss_mb)' "$ref_json")"
 echo "reference merge-insert: median ${r_ms} ms, peak RSS ${r_rss} MB (node process)"
 echo "lancet merge:           median ${l_ms} ms, peak RSS ${l_rss} MB; ratio lancet/reference $(awk -v a="$l_ms" -v b="$r_ms" 'BEGIN {printf "%.2f", a / b}')"
-echo "lancet --memory-mb 16:  median ${s_ms} ms, peak RSS ${s_rss} MB (source spilled)"
+echo "spilled (--memory-mb 16): median ${s_ms} ms, peak RSS ${s_rss} MB (source spilled)"

@@ -4,7 +4,6 @@
 #include <functional>
 #include <map>
 #include <queue>
-#include <unordered_map>
 #include <utility>
 
 #include "lancet/expr/filter.h"
@@ -17,7 +16,7 @@ namespace {
 // the target rows fetched at once.
 constexpr size_t kMergeChunkRows = 16384;
 
-Array StructColumn(const Schema& schema, const std::vector<Array>& columns, int64_t rows) {
+Array MergeStructColumn(const Schema& schema, const std::vector<Array>& columns, int64_t rows) {
   Array a;
   a.type = StructOf(schema.fields);
   a.length = rows;
@@ -26,7 +25,7 @@ Array StructColumn(const Schema& schema, const std::vector<Array>& columns, int6
   return a;
 }
 
-Result<std::vector<Array>> TakeColumns(const std::vector<Array>& columns, const std::vector<int64_t>& rows) {
+Result<std::vector<Array>> MergeTakeColumns(const std::vector<Array>& columns, const std::vector<int64_t>& rows) {
   std::vector<Array> out;
   out.reserve(columns.size());
   for (const Array& c : columns) {
@@ -36,7 +35,7 @@ Result<std::vector<Array>> TakeColumns(const std::vector<Array>& columns, const 
   return out;
 }
 
-std::vector<int64_t> TrueRows(const std::vector<bool>& mask) {
+std::vector<int64_t> MergeTrueRows(const std::vector<bool>& mask) {
   std::vector<int64_t> rows;
   for (size_t i = 0; i < mask.size(); ++i) {
     if (mask[i]) rows.push_back(static_cast<int64_t>(i));
@@ -176,16 +175,16 @@ Result<MergeCounts> MergeJoiner::Run() {
 
 Status MergeJoiner::JoinPartition(const RecordBatch& rows, RecordBatchReader& target_keys) {
   // Source rows by key; rows sharing a key are chained through `next`.
-  std::unordered_map<std::string, int64_t> first;
-  first.reserve(static_cast<size_t>(rows.num_rows));
+  MergeKeyIndex first(static_cast<size_t>(rows.num_rows));
   std::vector<int64_t> next(static_cast<size_t>(rows.num_rows), -1);
   std::string key;
   for (int64_t i = rows.num_rows - 1; i >= 0; --i) {
     if (!source_keys_.Encode(rows, i, &key)) continue;
-    auto [it, fresh] = first.try_emplace(key, i);
+    bool fresh = false;
+    int64_t* head = first.FindOrInsert(key, i, &fresh);
     if (!fresh) {
-      next[i] = it->second;
-      it->second = i;
+      next[i] = *head;
+      *head = i;
     }
   }
   std::vector<bool> matched(static_cast<size_t>(rows.num_rows), false);
@@ -196,13 +195,12 @@ Status MergeJoiner::JoinPartition(const RecordBatch& rows, RecordBatchReader& ta
     if (!batch) break;
     const uint64_t* addr = batch->columns.back().values<uint64_t>();
     for (int64_t r = 0; r < batch->num_rows; ++r) {
-      auto it = target_keys_.EncodeKeysOnly(*batch, r, &key) ? first.find(key) : first.end();
-      if (it == first.end()) {
+      const int64_t s = target_keys_.EncodeKeysOnly(*batch, r, &key) ? first.Find(key) : -1;
+      if (s < 0) {
         if (deletes) deletes_.push_back(addr[r]);
         if (deletes_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushDeletes());
         continue;
       }
-      const int64_t s = it->second;
       if (updates && next[s] >= 0) {
         return Status::InvalidArgument("merge insert into " + target_.uri() +
                                        ": Ambiguous merge inserts are prohibited: multiple source rows match the "
@@ -230,7 +228,7 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
     src.push_back(s);
   }
   matched_.clear();
-  ASSIGN_OR_RETURN(std::vector<Array> src_cols, TakeColumns(rows.columns, src));
+  ASSIGN_OR_RETURN(std::vector<Array> src_cols, MergeTakeColumns(rows.columns, src));
   std::vector<Array> old_cols;
   if (needs_target_rows_) {
     ASSIGN_OR_RETURN(RecordBatch old, target_.TakeRowAddresses(addrs, target_columns_));
@@ -239,12 +237,12 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
   int64_t n = static_cast<int64_t>(addrs.size());
   if (matched_condition_) {
     RecordBatch pair{condition_schema_, n,
-                     {StructColumn(target_.schema(), old_cols, n), StructColumn(source_.schema(), src_cols, n)}};
+                     {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
     ASSIGN_OR_RETURN(std::vector<bool> keep, matched_condition_->Evaluate(pair));
-    std::vector<int64_t> kept = TrueRows(keep);
+    std::vector<int64_t> kept = MergeTrueRows(keep);
     if (kept.size() != addrs.size()) {
-      ASSIGN_OR_RETURN(src_cols, TakeColumns(src_cols, kept));
-      ASSIGN_OR_RETURN(old_cols, TakeColumns(old_cols, kept));
+      ASSIGN_OR_RETURN(src_cols, MergeTakeColumns(src_cols, kept));
+      ASSIGN_OR_RETURN(old_cols, MergeTakeColumns(old_cols, kept));
       std::vector<uint64_t> kept_addrs;
       for (int64_t i : kept) kept_addrs.push_back(addrs[i]);
       addrs = std::move(kept_addrs);

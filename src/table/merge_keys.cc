@@ -8,11 +8,11 @@
 namespace lancet::table {
 namespace {
 
-bool KeyType(const DataType& t) {
+bool MergeKeyType(const DataType& t) {
   return t.id != TypeId::kNull && !t.IsNested() && t.id != TypeId::kDictionary && t.id != TypeId::kFloat16;
 }
 
-std::string KeyValueText(const Array& a, int64_t row) {
+std::string MergeKeyText(const Array& a, int64_t row) {
   if (a.IsNull(row)) return "NULL";
   switch (a.type.id) {
     case TypeId::kBool: return a.GetBool(row) ? "true" : "false";
@@ -44,7 +44,7 @@ Result<MergeKeys> MergeKeys::Make(const Schema& schema, const std::vector<std::s
     if (!seen.insert(name).second) return Status::InvalidArgument("merge insert: key column '" + name + "' given twice");
     int i = schema.FieldIndex(name);
     if (i < 0) return Status::InvalidArgument("merge insert: the " + what + " has no key column '" + name + "'");
-    if (!KeyType(schema.fields[i].type)) {
+    if (!MergeKeyType(schema.fields[i].type)) {
       return Status::InvalidArgument("merge insert: key column '" + name + "' of the " + what + " has type " +
                                      schema.fields[i].type.ToString() + ", which cannot be a key");
     }
@@ -88,18 +88,69 @@ std::string MergeKeys::Describe(const RecordBatch& batch, int64_t row) const {
   std::string s;
   for (size_t k = 0; k < indices_.size(); ++k) {
     if (k) s += ", ";
-    s += names_[k] + " = " + KeyValueText(batch.columns[indices_[k]], row);
+    s += names_[k] + " = " + MergeKeyText(batch.columns[indices_[k]], row);
   }
   return s;
 }
 
-uint32_t KeyPartition(const std::string& key, uint32_t partitions) {
-  // Mixed again: std::hash of a string may be weak in its low bits on some libraries.
-  uint64_t h = std::hash<std::string>{}(key);
+namespace {
+
+uint64_t MixKeyHash(uint64_t h) {
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
-  return static_cast<uint32_t>(h % partitions);
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+uint64_t HashKey(std::string_view key) {
+  // Keys of up to 8 bytes (every integer, date and timestamp key) skip the byte hash.
+  if (key.size() <= 8) {
+    uint64_t v = 0;
+    std::memcpy(&v, key.data(), key.size());
+    return MixKeyHash(v ^ (static_cast<uint64_t>(key.size()) << 59));
+  }
+  return MixKeyHash(std::hash<std::string_view>{}(key));
+}
+
+}  // namespace
+
+uint32_t KeyPartition(const std::string& key, uint32_t partitions) {
+  // The high bits: the index's slots use the low ones.
+  return static_cast<uint32_t>((HashKey(key) >> 32) % partitions);
+}
+
+MergeKeyIndex::MergeKeyIndex(size_t expected) {
+  size_t capacity = 16;
+  while (capacity < expected * 2) capacity <<= 1;
+  slots_.resize(capacity);
+}
+
+size_t MergeKeyIndex::Probe(std::string_view key, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.row < 0) return i;
+    if (s.hash == hash && s.length == key.size() && std::memcmp(arena_.data() + s.offset, key.data(), key.size()) == 0) {
+      return i;
+    }
+  }
+}
+
+int64_t* MergeKeyIndex::FindOrInsert(std::string_view key, int64_t row, bool* fresh) {
+  const uint64_t hash = HashKey(key);
+  Slot& s = slots_[Probe(key, hash)];
+  *fresh = s.row < 0;
+  if (*fresh) {
+    s = Slot{hash, row, arena_.size(), key.size()};
+    arena_.append(key);
+  }
+  return &s.row;
+}
+
+int64_t MergeKeyIndex::Find(std::string_view key) const {
+  return slots_[Probe(key, HashKey(key))].row;
 }
 
 }  // namespace lancet::table

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lancet/array.h"
@@ -37,5 +38,29 @@ class MergeKeys {
 
 /// The partition of an encoded key among `partitions`.
 uint32_t KeyPartition(const std::string& key, uint32_t partitions);
+
+/// \brief Encoded keys → a row number: open addressing over one flat slot array and
+/// one byte arena (a node-based map's cache misses dominated the join).
+class MergeKeyIndex {
+ public:
+  /// Room for `expected` keys (at most half the slots are ever used).
+  explicit MergeKeyIndex(size_t expected);
+  /// The row stored for `key`, inserting `row` first when the key is new (`*fresh`).
+  /// REQUIRES: fewer than `expected` + 1 keys inserted in all.
+  int64_t* FindOrInsert(std::string_view key, int64_t row, bool* fresh);
+  /// The row stored for `key`, or -1.
+  int64_t Find(std::string_view key) const;
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    int64_t row = -1;  // -1: empty
+    uint64_t offset = 0;
+    uint64_t length = 0;
+  };
+  size_t Probe(std::string_view key, uint64_t hash) const;
+  std::vector<Slot> slots_;
+  std::string arena_;
+};
 
 }  // namespace lancet::table
