@@ -14,11 +14,11 @@
 namespace lancet::table {
 namespace {
 
-uint64_t ArrayBytes(const Array& a) {
+uint64_t SpillArrayBytes(const Array& a) {
   uint64_t n = 0;
   for (const BufferPtr& b : a.buffers) n += b ? b->size() : 0;
-  for (const Array& c : a.children) n += ArrayBytes(c);
-  if (a.dictionary) n += ArrayBytes(*a.dictionary);
+  for (const Array& c : a.children) n += SpillArrayBytes(c);
+  if (a.dictionary) n += SpillArrayBytes(*a.dictionary);
   return n;
 }
 
@@ -31,7 +31,7 @@ constexpr size_t kSpillWriteBuffer = 64 << 10;
 
 uint64_t BatchBytes(const RecordBatch& batch) {
   uint64_t n = 0;
-  for (const Array& a : batch.columns) n += ArrayBytes(a);
+  for (const Array& a : batch.columns) n += SpillArrayBytes(a);
   return n;
 }
 

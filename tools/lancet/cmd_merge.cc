@@ -61,7 +61,8 @@ struct MergeState {
     auto src = OpenImportSource(source, schema);
     if (!src.ok()) return ReportError(src.status(), source);
     auto result = table::MergeInsert(**ds, **src, o);
-    if (!result.ok()) return ReportError(result.status(), dataset);
+    // MergeInsert names the dataset (or the source) itself.
+    if (!result.ok()) return ReportError(result.status());
     std::string spilled;
     if (result->spilled_bytes > 0) {
       spilled = "; spilled " + std::to_string((result->spilled_bytes + (1 << 20) - 1) >> 20) + " MiB";
