@@ -31,9 +31,10 @@ Result<MergeInsertResult> MergeInsert(const Dataset& dataset, RecordBatchReader&
   if (options.max_rows_per_file == 0) {
     return Status::InvalidArgument("merge insert into " + dataset.uri() + ": max_rows_per_file must be at least 1");
   }
-  ASSIGN_OR_RETURN(MergeKeys keys, MergeKeys::Make(source.schema(), options.on, "source"));
+  auto keys = MergeKeys::Make(source.schema(), options.on, "source");
+  if (!keys.ok()) return Status::InvalidArgument("merge insert into " + dataset.uri() + ": " + keys.status().message());
   ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> rows,
-                   MergeSource::Ingest(source, keys, options.memory_budget_bytes, options.spill_partitions,
+                   MergeSource::Ingest(source, *keys, options.memory_budget_bytes, options.spill_partitions,
                                        options.spill_dir));
   MergeInsertResult result;
   result.spilled_bytes = rows->spilled_bytes();

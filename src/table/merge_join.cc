@@ -91,8 +91,12 @@ Status MergeJoiner::Prepare() {
     if (IsBlobV2Field(f)) return Status::NotSupported(where + "column '" + f.name + "' is a blob column");
     target_columns_.push_back(f.name);
   }
-  ASSIGN_OR_RETURN(source_keys_, MergeKeys::Make(ss, options_.on, "source"));
-  ASSIGN_OR_RETURN(target_keys_, MergeKeys::Make(ts, options_.on, "dataset " + target_.uri()));
+  auto source_keys = MergeKeys::Make(ss, options_.on, "source");
+  if (!source_keys.ok()) return Status::InvalidArgument(where + source_keys.status().message());
+  source_keys_ = std::move(source_keys).value();
+  auto target_keys = MergeKeys::Make(ts, options_.on, "dataset");
+  if (!target_keys.ok()) return Status::InvalidArgument(where + target_keys.status().message());
+  target_keys_ = std::move(target_keys).value();
   for (const Field& f : ss.fields) {
     int t = ts.FieldIndex(f.name);
     if (t < 0) return Status::InvalidArgument(where + "the source column '" + f.name + "' is not in the dataset");

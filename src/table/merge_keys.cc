@@ -37,15 +37,15 @@ std::string MergeKeyText(const Array& a, int64_t row) {
 }  // namespace
 
 Result<MergeKeys> MergeKeys::Make(const Schema& schema, const std::vector<std::string>& on, const std::string& what) {
-  if (on.empty()) return Status::InvalidArgument("merge insert: no key columns (on) given");
+  if (on.empty()) return Status::InvalidArgument("no key columns (on) given");
   MergeKeys keys;
   std::set<std::string> seen;
   for (const std::string& name : on) {
-    if (!seen.insert(name).second) return Status::InvalidArgument("merge insert: key column '" + name + "' given twice");
+    if (!seen.insert(name).second) return Status::InvalidArgument("key column '" + name + "' given twice");
     int i = schema.FieldIndex(name);
-    if (i < 0) return Status::InvalidArgument("merge insert: the " + what + " has no key column '" + name + "'");
+    if (i < 0) return Status::InvalidArgument("the " + what + " has no key column '" + name + "'");
     if (!MergeKeyType(schema.fields[i].type)) {
-      return Status::InvalidArgument("merge insert: key column '" + name + "' of the " + what + " has type " +
+      return Status::InvalidArgument("key column '" + name + "' of the " + what + " has type " +
                                      schema.fields[i].type.ToString() + ", which cannot be a key");
     }
     keys.names_.push_back(name);
