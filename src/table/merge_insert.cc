@@ -31,6 +31,10 @@ Result<MergeInsertResult> MergeInsert(const Dataset& dataset, RecordBatchReader&
   if (options.max_rows_per_file == 0) {
     return Status::InvalidArgument("merge insert into " + dataset.uri() + ": max_rows_per_file must be at least 1");
   }
+  if (options.spill_partitions > 4096) {
+    return Status::InvalidArgument("merge insert into " + dataset.uri() + ": spill_partitions " +
+                                   std::to_string(options.spill_partitions) + " is above 4096");
+  }
   auto keys = MergeKeys::Make(source.schema(), options.on, "source");
   if (!keys.ok()) return Status::InvalidArgument("merge insert into " + dataset.uri() + ": " + keys.status().message());
   ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> rows,

@@ -38,7 +38,7 @@ struct MergeInsertOptions {
   /// Source bytes held in memory; beyond it the source is hash-partitioned by key into
   /// spill files (Arrow IPC under spill_dir) and joined a partition at a time.
   uint64_t memory_budget_bytes = 256ull << 20;
-  /// Partitions of a spilled source (0 = 64): each should fit in the budget.
+  /// Partitions of a spilled source (0 = 64, at most 4096): each should fit in the budget.
   uint32_t spill_partitions = 0;
   /// Where the spill directory is made (removed afterwards); empty = the system temp dir.
   std::string spill_dir;
