@@ -589,5 +589,30 @@ TEST_F(MergeInsertTest, StableRowIdsKeepIdsAndCreatedVersionOfUpdatedRows) {
   EXPECT_EQ(r.rows_inserted, 4u);
 }
 
+// lineage-notes §3.3: two merges of keys {1 existing, 100 new} from the same version.
+// The second loses the race (the first replaced row 1), re-runs on the first's version
+// and then updates both rows instead of inserting key 100 twice.
+TEST_F(MergeInsertTest, SecondOfTwoRacingUpsertsUpdatesWhatTheFirstInserted) {
+  auto v1 = MakeTarget(TargetRows());
+  ASSERT_TRUE(v1);
+  MergeInsertOptions o;
+  o.on = {"k"};
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult first, Merge(*v1, {RowsBatch({{1, "first", 1.5}, {100, "new", 100.5}})}, o));
+  EXPECT_EQ(first.version, 2u);
+  EXPECT_EQ(first.rows_inserted, 1u);
+  EXPECT_EQ(first.rows_updated, 1u);
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult second,
+                       Merge(*v1, {RowsBatch({{1, "second", 2.5}, {100, "again", 200.5}})}, o));
+  EXPECT_EQ(second.version, 3u);
+  EXPECT_EQ(second.attempts, 2);
+  EXPECT_EQ(second.rows_inserted, 0u);
+  EXPECT_EQ(second.rows_updated, 2u);
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(3));
+  std::vector<Row> want = TargetRows();
+  want[1] = {1, "second", 2.5};
+  want.push_back({100, "again", 200.5});
+  EXPECT_EQ(got, Sorted(want));
+}
+
 }  // namespace
 }  // namespace lancet::table
