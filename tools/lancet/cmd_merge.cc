@@ -1,5 +1,7 @@
 // `lancet merge`: upsert rows from an Arrow IPC file/stream or NDJSON by key columns.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "lancet/commands.h"
 #include "lancet/import_source.h"
@@ -56,6 +58,14 @@ struct MergeState {
     o.by_source_condition = delete_if;
     if (memory_mb == 0) return ReportUsage("--memory-mb must be at least 1");
     o.memory_budget_bytes = memory_mb << 20;
+    // A file's size bounds the source's bytes: enough partitions for each to fit the
+    // budget twice over (a stream of unknown length gets the default 64).
+    std::error_code ec;
+    const uintmax_t size = source == "-" ? 0 : std::filesystem::file_size(source, ec);
+    if (!ec && size > 0) {
+      const uint64_t want = (2 * static_cast<uint64_t>(size) + o.memory_budget_bytes - 1) / o.memory_budget_bytes;
+      o.spill_partitions = static_cast<uint32_t>(std::clamp<uint64_t>(want, 64, 4096));
+    }
     auto ds = OpenDataset(dataset, VersionSelector{});
     if (!ds.ok()) return ReportError(ds.status());
     auto src = OpenImportSource(source, schema);
