@@ -50,10 +50,14 @@ struct Touched {
   Roaring ours;          // offsets this edit replaces or removes
 };
 
-// A finished data file and the rows of the per-row lineage vectors it holds.
+// A finished data file and, with stable row ids, its rows' lineage in compact form:
+// the preserved ids (RowIdSequence), the created_at versions (inserted rows hold 0
+// until the commit knows its version) and the positions of inserted rows.
 struct WrittenFragment {
   DataFragment frag;
-  size_t first_row = 0;
+  std::string preserved_ids;
+  std::string created;
+  Roaring inserted;
 };
 
 class RowRewriterImpl final : public RowRewriter {
@@ -221,8 +225,8 @@ class RowRewriterImpl final : public RowRewriter {
     }
     if (!f.has_inline_row_ids()) return Status::Corruption(context + " has no row ids but stable row ids are on");
     const std::string& bytes = f.inline_row_ids();
-    ASSIGN_OR_RETURN(RowIdSequence seq, RowIdSequence::Parse(
-                                            {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, context));
+    ASSIGN_OR_RETURN(RowIdSequence seq,
+                     RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, context));
     if (seq.size() != f.physical_rows()) {
       return Status::Corruption(context + " has " + std::to_string(seq.size()) + " row ids for " +
                                 std::to_string(f.physical_rows()) + " rows");
@@ -282,9 +286,9 @@ class RowRewriterImpl final : public RowRewriter {
       }
       // Placement only needs sane values; unreadable metadata falls back to defaults.
       auto thresholds = BlobThresholdsOf(logical.fields[c]);
-      ASSIGN_OR_RETURN(out.columns[c], ReplaceBlobs(base_, read.fields[c].name, col, base_ids,
-                                                    thresholds.ok() ? *thresholds : BlobThresholds{},
-                                                    blob_columns_ + k, sink_.get()));
+      ASSIGN_OR_RETURN(out.columns[c],
+                       ReplaceBlobs(base_, read.fields[c].name, col, base_ids,
+                                    thresholds.ok() ? *thresholds : BlobThresholds{}, blob_columns_ + k, sink_.get()));
     }
     return out;
   }
@@ -341,8 +345,22 @@ class RowRewriterImpl final : public RowRewriter {
     uint64_t rows = 0;
     ASSIGN_OR_RETURN(*w.frag.add_files(), FinishDataFile(&file_, &rows));
     w.frag.set_physical_rows(rows);
-    w.first_row = rows_before_;
-    rows_before_ += rows;
+    if (stable_) {
+      // The file's rows lead the per-row vectors (a batch may continue into the next file).
+      const auto end = ids_.begin() + static_cast<std::ptrdiff_t>(rows);
+      std::vector<uint64_t> preserved;
+      for (auto it = ids_.begin(); it != end; ++it) {
+        if (*it == kInsertedRow) {
+          w.inserted.add(static_cast<uint32_t>(it - ids_.begin()));
+        } else {
+          preserved.push_back(*it);
+        }
+      }
+      if (!preserved.empty()) w.preserved_ids = EncodeRowIds(preserved);
+      w.created = EncodeRowVersions({created_.data(), static_cast<size_t>(rows)});
+      ids_.erase(ids_.begin(), end);
+      created_.erase(created_.begin(), created_.begin() + static_cast<std::ptrdiff_t>(rows));
+    }
     rows_in_file_ = 0;
     fragments_.push_back(std::move(w));
     return Status::OK();
@@ -440,24 +458,34 @@ class RowRewriterImpl final : public RowRewriter {
       DataFragment txn_frag = w.frag;
       if (stable_) {
         const uint64_t n = f.physical_rows();
-        std::vector<uint64_t> ids(n), created(n), preserved;
-        for (uint64_t i = 0; i < n; ++i) {
-          const uint64_t id = ids_[w.first_row + i];
-          if (id == kInsertedRow) {
-            ids[i] = next_row_id++;
-            created[i] = version;
-          } else {
-            ids[i] = id;
-            created[i] = created_[w.first_row + i];
-            preserved.push_back(id);
+        if (w.inserted.isEmpty()) {
+          f.set_inline_row_ids(w.preserved_ids);
+          f.set_inline_created_at_versions(w.created);
+        } else {
+          // Fresh ids and this version for the inserted rows, in row order.
+          std::optional<RowIdSequence> preserved;
+          if (!w.preserved_ids.empty()) {
+            ASSIGN_OR_RETURN(preserved, RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(w.preserved_ids.data()),
+                                                              w.preserved_ids.size()},
+                                                             root_ + ": rewritten row ids"));
           }
+          ASSIGN_OR_RETURN(std::vector<uint64_t> created, DecodeRowVersions(w.created, n, root_ + ": created_at"));
+          std::vector<uint64_t> ids(n);
+          uint64_t kept = 0;
+          for (uint64_t i = 0; i < n; ++i) {
+            if (w.inserted.contains(static_cast<uint32_t>(i))) {
+              ids[i] = next_row_id++;
+              created[i] = version;
+            } else {
+              ids[i] = preserved->Get(kept++);
+            }
+          }
+          f.set_inline_row_ids(EncodeRowIds(ids));
+          f.set_inline_created_at_versions(EncodeRowVersions(created));
         }
-        std::vector<uint64_t> updated(n, version);
-        f.set_inline_row_ids(EncodeRowIds(ids));
-        f.set_inline_created_at_versions(EncodeRowVersions(created));
-        f.set_inline_last_updated_at_versions(EncodeRowVersions(updated));
+        f.set_inline_last_updated_at_versions(EncodeRowVersions(std::vector<uint64_t>(n, version)));
         // The transaction carries only the ids already fixed (lineage-notes §1.2).
-        if (!preserved.empty()) txn_frag.set_inline_row_ids(EncodeRowIds(preserved));
+        if (!w.preserved_ids.empty()) txn_frag.set_inline_row_ids(w.preserved_ids);
       }
       *m.add_fragments() = f;
       *update->add_new_fragments() = std::move(txn_frag);
@@ -487,11 +515,11 @@ class RowRewriterImpl final : public RowRewriter {
 
   NewDataFile file_;
   uint64_t rows_in_file_ = 0;
-  size_t rows_before_ = 0;  // rows in finished files
   std::vector<WrittenFragment> fragments_;
   std::vector<std::string> written_;
 
-  // Per written row (stable row ids only): base row id or kInsertedRow, created_at.
+  // Per row not yet in a finished file (stable row ids only): base row id or
+  // kInsertedRow, and created_at.
   std::vector<uint64_t> ids_, created_;
   std::optional<uint64_t> lineage_frag_;
   std::optional<RowIdSequence> lineage_seq_;

@@ -1,11 +1,12 @@
 // Concurrent writers in separate processes, on disk and on S3: four crash_child
 // processes append 25 (S3: 10) times each to one dataset; every append must succeed by
 // rebasing, each version has exactly one winner, and the final version holds every row
-// exactly once.
+// exactly once. On disk, updates race appends, deletes, other updates and compactions.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -38,6 +39,25 @@ Appender SpawnAppender(const std::string& dir, int writer, int appends) {
     ::dup2(fds[1], 1);
     ::close(fds[0]);
     ::execv(argv[0], argv);
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
+// crash_child with `args`, its stdout on a pipe.
+Appender SpawnChild(std::vector<std::string> args) {
+  std::string exe = LANCET_CRASH_CHILD;
+  std::vector<char*> argv = {exe.data()};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (::pipe(fds) != 0) return {};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -132,6 +152,110 @@ TEST_P(Concurrency, FourProcessesAppendingAllSucceed) {
   EXPECT_EQ(stats.files_removed, 2 * stats.old_versions);
   ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(dir));
   EXPECT_EQ(after->CountRows(), expected.size());
+}
+
+RecordBatch StartRows(int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<std::optional<std::string>> payload;
+  for (int64_t id = 0; id < n; ++id) {
+    ids.push_back(id);
+    payload.push_back("start-" + std::to_string(id));
+  }
+  return *MakeRecordBatch({"id", "payload"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids), StringArray(payload)});
+}
+
+// Two updaters rewrite the same 100 rows, a third other rows, while an appender, a
+// deleter (of rows in the same fragments) and a compactor commit too. Every update
+// succeeds (rebased on appends and deletes, re-run after a conflicting update or
+// compaction), is applied to all its rows or none, and no row is lost or doubled.
+TEST(ConcurrentUpdate, UpdatesRaceAppendsDeletesUpdatesAndCompactions) {
+  const std::string dir = ::testing::TempDir() + "lancet_concurrent_update_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  WriteParams create;
+  create.enable_stable_row_ids = true;
+  create.max_rows_per_file = 50;
+  RecordBatch start = StartRows(400);
+  ASSERT_OK(WriteDataset(dir, start.schema, {start}, create).status());
+  constexpr int kUpdates = 6, kAppends = 15, kDeletes = 30;
+  struct Child {
+    std::string name;
+    Appender proc;
+    std::string out;
+  };
+  std::vector<Child> children = {
+      {"a", SpawnChild({"update", dir, "a", "0", std::to_string(kUpdates)}), ""},
+      {"b", SpawnChild({"update", dir, "b", "0", std::to_string(kUpdates)}), ""},
+      {"c", SpawnChild({"update", dir, "c", "2", std::to_string(kUpdates)}), ""},
+      {"append", SpawnChild({"append", dir, "5", std::to_string(kAppends)}), ""},
+      {"delete", SpawnChild({"delete", dir, "1", std::to_string(kDeletes)}), ""},
+      {"compact", SpawnChild({"compact", dir, "6"}), ""},
+  };
+  for (Child& c : children) {
+    ASSERT_GT(c.proc.pid, 0);
+    c.out = ReadAll(c.proc.out);
+    int status = 0;
+    ASSERT_EQ(::waitpid(c.proc.pid, &status, 0), c.proc.pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << c.name << " failed";
+  }
+  // The last update of the shared rows decides their value; each update rewrote all 100.
+  uint64_t last_version = 0;
+  std::string last_value;
+  std::set<uint64_t> versions;
+  for (const Child& c : children) {
+    if (c.name.size() != 1) continue;
+    std::istringstream lines(c.out);
+    int i = 0;
+    for (uint64_t v, rows; lines >> v >> rows; ++i) {
+      EXPECT_EQ(rows, 100u) << c.name << " update " << i;
+      EXPECT_TRUE(versions.insert(v).second) << "version " << v << " committed twice";
+      if (c.name != "c" && v > last_version) {
+        last_version = v;
+        last_value = c.name + "-" + std::to_string(i);
+      }
+    }
+    EXPECT_EQ(i, kUpdates) << c.name;
+  }
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir));
+  std::map<int64_t, std::string> rows;
+  ScanOptions scan;
+  scan.columns = {"id", "payload"};
+  ASSERT_OK_AND_ASSIGN(auto batches, ds->Scan(scan));
+  for (const RecordBatch& b : batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      const int64_t id = b.columns[0].values<int64_t>()[i];
+      EXPECT_TRUE(rows.emplace(id, std::string(b.columns[1].GetView(i))).second) << "row " << id << " twice";
+    }
+  }
+  std::set<int64_t> expected_ids;
+  for (int64_t id = 0; id < 400; ++id) {
+    if (!(id % 4 == 1 && id < 1 + 4 * kDeletes)) expected_ids.insert(id);
+  }
+  for (int64_t i = 0; i < kAppends * 3; ++i) expected_ids.insert(5000000 + i);
+  std::set<int64_t> got_ids;
+  for (const auto& [id, p] : rows) got_ids.insert(id);
+  EXPECT_EQ(got_ids, expected_ids);
+  for (const auto& [id, payload] : rows) {
+    if (id >= 1000000) continue;
+    if (id % 4 == 0) {
+      EXPECT_EQ(payload, last_value) << "row " << id;
+    } else if (id % 4 == 2) {
+      EXPECT_EQ(payload, "c-" + std::to_string(kUpdates - 1)) << "row " << id;
+    } else {
+      EXPECT_EQ(payload, "start-" + std::to_string(id)) << "row " << id;
+    }
+  }
+  // Commits on top of versions their writer never read: rebased appends, deletes and
+  // updates (a re-run update reads the latest version again).
+  int rebased = 0;
+  for (uint64_t v = 2; v <= ds->version(); ++v) {
+    ASSERT_OK_AND_ASSIGN(auto at, ds->Checkout(v));
+    const std::string txn = at->Describe()["transaction_file"];
+    if (std::stoull(txn.substr(0, txn.find('-'))) + 1 < v) ++rebased;
+  }
+  EXPECT_GE(rebased, 1);
+  std::printf("%d of %llu commits rebased; compactions committed, lost: %s", rebased,
+              static_cast<unsigned long long>(ds->version() - 1), children.back().out.c_str());
+  std::filesystem::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, Concurrency, ::testing::Values(testing::StoreKind::kLocal, testing::StoreKind::kS3),

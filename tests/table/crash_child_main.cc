@@ -10,11 +10,24 @@
 //   crash_child bigappend DIR BYTES
 //     One append of rows with ~BYTES of incompressible payload (one data file, so
 //     on S3 a multipart upload), for killing mid-upload.
+//   crash_child update DIR TAG MOD COUNT
+//     COUNT updates of the rows with id < 1000000 and id % 4 = MOD, each setting
+//     payload to '<TAG>-<i>'; prints "<version> <rows updated>" for each.
+//   crash_child delete DIR FIRST COUNT
+//     COUNT deletes of one row each: ids FIRST, FIRST + 4, ...; a delete that meets a
+//     rewrite of its fragment (CommitConflict) runs again on the latest version.
+//     Prints "<version> <conflicts>" for each.
+//   crash_child compact DIR COUNT
+//     COUNT compactions (fragments of up to 150 rows); a compaction that loses to a
+//     concurrent change (CommitConflict) is counted, not an error. Prints
+//     "<committed> <conflicts>" at the end.
 // DIR may be an s3:// URI (the AWS_* environment configures it).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "lancet/table/compaction.h"
+#include "lancet/table/update.h"
 #include "lancet/table/write.h"
 #include "table/crash_workload.h"
 #include "util/array_builder.h"
@@ -51,7 +64,12 @@ int RunCrashWorkload(const std::string& dir, uint64_t seed) {
     } else {
       auto ds = Dataset::Open(dir);
       if (!ds.ok()) return Fail("open " + dir, ds.status());
-      committed = DeleteWhere(**ds, op.Predicate());
+      if (op.update) {
+        auto updated = Update(**ds, op.Predicate(), {{"payload", "'u" + std::to_string(version) + "'"}});
+        committed = updated.ok() ? Result<uint64_t>(updated->version) : Result<uint64_t>(updated.status());
+      } else {
+        committed = DeleteWhere(**ds, op.Predicate());
+      }
     }
     if (!committed.ok()) return Fail("version " + std::to_string(version), committed.status());
     if (*committed != version) {
@@ -101,6 +119,56 @@ int RunBigAppend(const std::string& dir, uint64_t bytes) {
   return 0;
 }
 
+int RunUpdates(const std::string& dir, const std::string& tag, int64_t mod, int64_t count) {
+  const std::string where = "id < 1000000 AND id % 4 = " + std::to_string(mod);
+  for (int64_t i = 0; i < count; ++i) {
+    auto ds = Dataset::Open(dir);
+    if (!ds.ok()) return Fail("open " + dir, ds.status());
+    auto r = Update(**ds, where, {{"payload", "'" + tag + "-" + std::to_string(i) + "'"}});
+    if (!r.ok()) return Fail("update " + std::to_string(i), r.status());
+    std::printf("%llu %llu\n", static_cast<unsigned long long>(r->version),
+                static_cast<unsigned long long>(r->rows_updated));
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int RunDeletes(const std::string& dir, int64_t first, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    Result<uint64_t> v = Status::CommitConflict("not run");
+    int conflicts = -1;
+    for (; conflicts < 20 && !v.ok() && v.status().IsCommitConflict(); ++conflicts) {
+      auto ds = Dataset::Open(dir);
+      if (!ds.ok()) return Fail("open " + dir, ds.status());
+      v = DeleteWhere(**ds, "id = " + std::to_string(first + 4 * i));
+    }
+    if (!v.ok()) return Fail("delete " + std::to_string(i), v.status());
+    std::printf("%llu %d\n", static_cast<unsigned long long>(*v), conflicts);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int RunCompactions(const std::string& dir, int64_t count) {
+  int64_t committed = 0, conflicts = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    auto ds = Dataset::Open(dir);
+    if (!ds.ok()) return Fail("open " + dir, ds.status());
+    CompactionOptions opts;
+    opts.target_rows_per_fragment = 150;
+    auto m = Compact(**ds, opts);
+    if (m.ok()) {
+      committed += m->version != (*ds)->version();
+    } else if (m.status().IsCommitConflict()) {
+      ++conflicts;
+    } else {
+      return Fail("compaction " + std::to_string(i), m.status());
+    }
+  }
+  std::printf("%lld %lld\n", static_cast<long long>(committed), static_cast<long long>(conflicts));
+  return 0;
+}
+
 }  // namespace
 }  // namespace lancet::table
 
@@ -115,8 +183,19 @@ int main(int argc, char** argv) {
   if (mode == "bigappend" && argc == 4) {
     return lancet::table::RunBigAppend(argv[2], std::strtoull(argv[3], nullptr, 10));
   }
+  if (mode == "update" && argc == 6) {
+    return lancet::table::RunUpdates(argv[2], argv[3], std::strtoll(argv[4], nullptr, 10),
+                                     std::strtoll(argv[5], nullptr, 10));
+  }
+  if (mode == "delete" && argc == 5) {
+    return lancet::table::RunDeletes(argv[2], std::strtoll(argv[3], nullptr, 10), std::strtoll(argv[4], nullptr, 10));
+  }
+  if (mode == "compact" && argc == 4) {
+    return lancet::table::RunCompactions(argv[2], std::strtoll(argv[3], nullptr, 10));
+  }
   std::fprintf(stderr,
                "usage: crash_child crash DIR SEED | crash_child append "
-               "DIR WRITER COUNT | crash_child bigappend DIR BYTES\n");
+               "DIR WRITER COUNT | crash_child bigappend DIR BYTES | crash_child update DIR TAG MOD COUNT | "
+               "crash_child delete DIR FIRST COUNT | crash_child compact DIR COUNT\n");
   return 2;
 }

@@ -1,5 +1,6 @@
-// Crash safety: a writer killed with SIGKILL at a random moment leaves the dataset
-// readable at its last committed version with exactly that version's rows, and Cleanup
+// Crash safety: a writer killed with SIGKILL at a random moment (appending, deleting or
+// updating) leaves the dataset readable at its last committed version with exactly that
+// version's rows and values, and Cleanup
 // (delete_unverified, older_than 0) then removes every file the crash orphaned.
 //
 // LANCET_CRASH_RUNS=N sets the number of kills (default 12; the stress run uses 100+),
@@ -12,6 +13,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -84,6 +87,24 @@ std::set<int64_t> ScanIds(const Dataset& ds) {
     for (int64_t i = 0; i < b.num_rows; ++i) EXPECT_TRUE(ids.insert(b.columns[0].values<int64_t>()[i]).second);
   }
   return ids;
+}
+
+// Every row's payload by id (an id seen twice is a failure).
+std::map<int64_t, std::optional<std::string>> ScanPayloads(const Dataset& ds) {
+  std::map<int64_t, std::optional<std::string>> out;
+  ScanOptions scan;
+  scan.columns = {"id", "payload"};
+  auto batches = ds.Scan(scan);
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  if (!batches.ok()) return out;
+  for (const RecordBatch& b : *batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      std::optional<std::string> p;
+      if (b.columns[1].IsValid(i)) p = std::string(b.columns[1].GetView(i));
+      EXPECT_TRUE(out.emplace(b.columns[0].values<int64_t>()[i], std::move(p)).second);
+    }
+  }
+  return out;
 }
 
 // What the latest version references, relative to the dataset root.
@@ -168,6 +189,8 @@ void KillAndVerify(const std::string& dir, uint64_t seed, int delay_ms, RunFacts
   std::set<int64_t> expected = testing::CrashWorkloadIds(seed, ds->version());
   EXPECT_EQ(ScanIds(*ds), expected);
   EXPECT_EQ(ds->CountRows(), expected.size());
+  // Updates moved rows: none lost or doubled, each with its last committed value.
+  EXPECT_EQ(ScanPayloads(*ds), testing::CrashWorkloadPayloads(seed, ds->version()));
 
   facts->landed_unreported = ds->version() != reported;
   facts->orphans = CountOrphans(*ds, dir);

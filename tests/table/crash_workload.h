@@ -1,10 +1,12 @@
 // The deterministic workload of crash_child and the tests that kill it: from a seed, the
 // operation that makes each version and the ids present afterwards, so a test can tell
-// exactly which rows any committed version must hold.
+// exactly which rows (and payloads) any committed version must hold.
 #pragma once
 
 #include <cstdint>
 #include <iterator>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -13,21 +15,32 @@ namespace lancet::table::testing {
 
 struct CrashOp {
   bool append = true;
+  bool update = false;  // when not an append: update the rows instead of deleting them
   int64_t lo = 0,
-          hi = 0;  // append: ids [lo, hi); delete: rows with lo <= id < hi
+          hi = 0;  // append: ids [lo, hi); delete, update: rows with lo <= id < hi
   std::string Predicate() const { return "id >= " + std::to_string(lo) + " AND id < " + std::to_string(hi); }
 };
+
+/// The payload the workload writes for row `id`: its original one, or after an update
+/// at `version` "u<version>".
+inline std::optional<std::string> CrashPayload(int64_t id, uint64_t updated_at) {
+  if (updated_at > 0) return "u" + std::to_string(updated_at);
+  if (id % 11 == 0) return std::nullopt;
+  return "payload-" + std::to_string(id);
+}
 
 class CrashWorkload {
  public:
   explicit CrashWorkload(uint64_t seed) : rng_(seed) {}
 
   /// The operation that makes the next version (the first one creates the table), applied
-  /// to ids(). A delete always matches at least one row, so every operation makes exactly
-  /// one version.
+  /// to ids(). A delete or update always matches at least one row, so every operation
+  /// makes exactly one version.
   CrashOp Next() {
     CrashOp op;
-    if (ids_.empty() || rng_() % 3 != 0) {
+    ++version_;
+    const uint64_t pick = rng_();
+    if (ids_.empty() || pick % 3 != 0) {
       op.lo = next_id_;
       op.hi = next_id_ + 1 + static_cast<int64_t>(rng_() % 40);
       next_id_ = op.hi;
@@ -38,17 +51,33 @@ class CrashWorkload {
       std::advance(it, static_cast<std::ptrdiff_t>(rng_() % ids_.size()));
       op.lo = *it;
       op.hi = op.lo + 1 + static_cast<int64_t>(rng_() % 20);
-      ids_.erase(ids_.lower_bound(op.lo), ids_.lower_bound(op.hi));
+      op.update = pick % 2 == 0;
+      if (op.update) {
+        for (auto id = ids_.lower_bound(op.lo); id != ids_.lower_bound(op.hi); ++id) updated_at_[*id] = version_;
+      } else {
+        ids_.erase(ids_.lower_bound(op.lo), ids_.lower_bound(op.hi));
+      }
     }
     return op;
   }
 
   const std::set<int64_t>& ids() const { return ids_; }
+  /// The payload of every row in ids().
+  std::map<int64_t, std::optional<std::string>> payloads() const {
+    std::map<int64_t, std::optional<std::string>> out;
+    for (int64_t id : ids_) {
+      auto it = updated_at_.find(id);
+      out[id] = CrashPayload(id, it == updated_at_.end() ? 0 : it->second);
+    }
+    return out;
+  }
 
  private:
   std::mt19937_64 rng_;
   int64_t next_id_ = 0;
+  uint64_t version_ = 0;
   std::set<int64_t> ids_;
+  std::map<int64_t, uint64_t> updated_at_;  // id -> version of its last update
 };
 
 /// Ids present at `version` of the workload of `seed`.
@@ -56,6 +85,13 @@ inline std::set<int64_t> CrashWorkloadIds(uint64_t seed, uint64_t version) {
   CrashWorkload w(seed);
   for (uint64_t v = 0; v < version; ++v) w.Next();
   return w.ids();
+}
+
+/// Payloads of the rows present at `version` of the workload of `seed`.
+inline std::map<int64_t, std::optional<std::string>> CrashWorkloadPayloads(uint64_t seed, uint64_t version) {
+  CrashWorkload w(seed);
+  for (uint64_t v = 0; v < version; ++v) w.Next();
+  return w.payloads();
 }
 
 }  // namespace lancet::table::testing

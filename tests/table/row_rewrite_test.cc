@@ -150,13 +150,11 @@ TEST(RowRewriter, UpdatesInsertsAndRemovesWithStableRowIds) {
   }
 
   // The Update transaction (oneof 108) as the reference writes it.
-  ASSERT_OK_AND_ASSIGN(auto txn_bytes,
-                       [&]() -> Result<BufferPtr> {
-                         ASSIGN_OR_RETURN(auto f, store->OpenRead(std::string(kRoot) + "/_transactions/" +
-                                                                  vm.manifest.transaction_file()));
-                         ASSIGN_OR_RETURN(uint64_t size, f->Size());
-                         return f->ReadAt(0, size);
-                       }());
+  ASSERT_OK_AND_ASSIGN(auto txn_bytes, [&]() -> Result<BufferPtr> {
+    ASSIGN_OR_RETURN(auto f, store->OpenRead(std::string(kRoot) + "/_transactions/" + vm.manifest.transaction_file()));
+    ASSIGN_OR_RETURN(uint64_t size, f->Size());
+    return f->ReadAt(0, size);
+  }());
   lance::table::Transaction txn;
   ASSERT_TRUE(txn.ParseFromArray(txn_bytes->data(), static_cast<int>(txn_bytes->size())));
   ASSERT_TRUE(txn.has_update());
@@ -165,10 +163,56 @@ TEST(RowRewriter, UpdatesInsertsAndRemovesWithStableRowIds) {
   ASSERT_EQ(txn.update().new_fragments_size(), 1);
   EXPECT_FALSE(txn.update().new_fragments(0).has_inline_created_at_versions());
   const std::string& preserved = txn.update().new_fragments(0).inline_row_ids();
-  ASSERT_OK_AND_ASSIGN(RowIdSequence seq, RowIdSequence::Parse(
-                                              {reinterpret_cast<const uint8_t*>(preserved.data()), preserved.size()},
-                                              "txn"));
+  ASSERT_OK_AND_ASSIGN(
+      RowIdSequence seq,
+      RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(preserved.data()), preserved.size()}, "txn"));
   EXPECT_EQ(seq.size(), 2u);  // only the preserved ids
+}
+
+// Inserted and replaced rows mixed within batches that span several files: each file's
+// ids and versions line up with its rows.
+TEST(RowRewriter, StableRowIdsFollowRowsAcrossFiles) {
+  auto store = TwoFragments(true);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, kRoot));
+  std::map<int64_t, Row> before = ReadAll(*ds);
+  WriteParams p;
+  p.max_rows_per_file = 2;
+  ASSERT_OK_AND_ASSIGN(auto rw, RowRewriter::Make(*ds, p));
+  std::vector<int64_t> order = {3, 100, 4, 101};
+  std::vector<uint64_t> replaces = {before.at(3).rowaddr, kInsertedRow, before.at(4).rowaddr, kInsertedRow};
+  std::vector<int64_t> ids(order.begin(), order.begin() + 3);
+  std::vector<std::optional<std::string>> names = {"u3", "i100", "u4"};
+  RecordBatch a =
+      *MakeRecordBatch({"id", "name"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids), StringArray(names)});
+  ASSERT_OK(rw->Add(a, std::span<const uint64_t>(replaces.data(), 3)));
+  RecordBatch b = Rows(101, 1, "i");
+  ASSERT_OK(rw->Add(b, std::span<const uint64_t>(replaces.data() + 3, 1)));
+  ASSERT_OK_AND_ASSIGN(uint64_t v, rw->Commit());
+  ASSERT_OK_AND_ASSIGN(VersionManifest vm, ReadVersionManifest(*store, kRoot, v));
+  ASSERT_EQ(vm.manifest.fragments_size(), 4);  // 2 old + files [3, 100], [4, 101]
+  std::vector<uint64_t> got_ids, got_created;
+  for (int k = 2; k < 4; ++k) {
+    const auto& f = vm.manifest.fragments(k);
+    ASSERT_EQ(f.physical_rows(), 2u);
+    ASSERT_OK_AND_ASSIGN(
+        auto seq, RowIdSequence::Parse(
+                      {reinterpret_cast<const uint8_t*>(f.inline_row_ids().data()), f.inline_row_ids().size()}, "ids"));
+    ASSERT_OK_AND_ASSIGN(auto created, DecodeRowVersions(f.inline_created_at_versions(), 2, "created"));
+    for (uint64_t i = 0; i < 2; ++i) {
+      got_ids.push_back(seq.Get(i));
+      got_created.push_back(created[i]);
+    }
+  }
+  EXPECT_EQ(got_ids, (std::vector<uint64_t>{before.at(3).rowid, 20, before.at(4).rowid, 21}));
+  EXPECT_EQ(got_created, (std::vector<uint64_t>{1, 3, 1, 3}));
+  EXPECT_EQ(vm.manifest.next_row_id(), 22u);
+  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(store, kRoot));
+  std::map<int64_t, Row> after = ReadAll(*latest);
+  EXPECT_EQ(after.size(), 22u);
+  EXPECT_EQ(after.at(100).rowid, 20u);
+  EXPECT_EQ(after.at(101).rowid, 21u);
+  EXPECT_EQ(after.at(4).name, "u4");
+  EXPECT_EQ(after.at(4).rowid, before.at(4).rowid);
 }
 
 TEST(RowRewriter, EmptiedFragmentIsRemovedWithoutStableRowIds) {
@@ -206,6 +250,16 @@ TEST(RowRewriter, RefusesAddressesThatAreNotLiveRows) {
   EXPECT_TRUE(rw->Remove(one).IsInvalidArgument());
   RecordBatch wrong = Rows(0, 2);
   EXPECT_TRUE(rw->Add(wrong, one).IsInvalidArgument());  // 2 rows, 1 address
+  // A column of the wrong type is refused by the file writer, not written.
+  RecordBatch bad_type =
+      *MakeRecordBatch({"id", "name"}, {*ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{2}),
+                                        *ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{2})});
+  std::vector<uint64_t> two = {2};
+  EXPECT_FALSE(rw->Add(bad_type, two).ok());
+  RecordBatch one_column =
+      *MakeRecordBatch({"id"}, {*ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{3})});
+  std::vector<uint64_t> three = {3};
+  EXPECT_TRUE(rw->Add(one_column, three).IsInvalidArgument());
 }
 
 TEST(RowRewriter, DestroyedWithoutCommitDeletesItsFiles) {

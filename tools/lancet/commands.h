@@ -22,6 +22,8 @@ Command AddIngestCommand(CLI::App& root);
 Command AddDeleteCommand(CLI::App& root);
 /// `merge DATASET SRC --on K[,K2]`: merge_insert.
 Command AddMergeCommand(CLI::App& root);
+/// `update DATASET [--where EXPR] --set COL=EXPR...`.
+Command AddUpdateCommand(CLI::App& root);
 /// `tag DATASET create|delete|list`.
 Command AddTagCommand(CLI::App& root);
 Command AddRestoreCommand(CLI::App& root);
