@@ -20,6 +20,8 @@ Command AddImportCommand(CLI::App& root);
 Command AddExportCommand(CLI::App& root);
 Command AddIngestCommand(CLI::App& root);
 Command AddDeleteCommand(CLI::App& root);
+/// `merge DATASET SRC --on K[,K2]`: merge_insert.
+Command AddMergeCommand(CLI::App& root);
 /// `update DATASET [--where EXPR] --set COL=EXPR...`.
 Command AddUpdateCommand(CLI::App& root);
 /// `tag DATASET create|delete|list`.
