@@ -31,7 +31,8 @@ int RunMain(int argc, char** argv) {
       AddDumpCommand(app),        AddImportCommand(app),       AddExportCommand(app),       AddIngestCommand(app),
       AddDeleteCommand(app),      AddTagCommand(app),          AddRestoreCommand(app),      AddAddColumnsCommand(app),
       AddCompactCommand(app),     AddCleanupCommand(app),      AddExtractCommand(app),      AddExtractFrameCommand(app),
-      AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app), AddCountCommand(app)};
+      AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app), AddCountCommand(app),
+      AddDiffCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
