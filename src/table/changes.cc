@@ -8,6 +8,7 @@
 #include <roaring/roaring.hh>
 #include <roaring/roaring64map.hh>
 
+#include "table/commit.h"
 #include "table/row_meta.h"
 #include "util/array_builder.h"
 
@@ -44,26 +45,31 @@ Status ForEachValue(const Dataset& ds, ScanOptions scan, F&& each) {
   }
 }
 
-// NotSupported when `cur` restores rows `prev` had already lost: a fragment id that
-// comes back, or a fragment with fewer deletions (lineage-notes §4.2, Restore).
+// NotSupported when `cur` restores rows `prev` had already lost (lineage-notes §4.2,
+// Restore): its transaction says so, or, for writers that keep no transaction file, a
+// fragment comes back (new fragments always get ids above every live one) or loses
+// deletions.
 Status CheckNoRestore(const Dataset& prev, const Dataset& cur) {
+  auto restored = [&](const std::string& why) {
+    return Status::NotSupported(cur.uri() + ": version " + std::to_string(cur.version()) +
+                                " restores an older version (" + why +
+                                "); row lineage goes back with it, so changes across it cannot be derived from "
+                                "it; compare the two snapshots instead");
+  };
+  lance::table::Manifest named;
+  named.set_transaction_file(cur.Describe()["transaction_file"]);
+  std::optional<lance::table::Transaction> txn = LoadTransaction(*cur.store(), cur.root(), named);
+  if (txn && txn->has_restore()) return restored("to version " + std::to_string(txn->restore().version()));
   std::map<uint64_t, const FragmentInfo*> before;
-  std::optional<uint64_t> max_id;  // the largest fragment id `prev` ever used
-  auto d = prev.Describe();
-  if (auto m = d.find("max_fragment_id"); m != d.end()) max_id = std::stoull(m->second);
+  std::optional<uint64_t> max_live;
   for (const FragmentInfo& f : prev.fragments()) {
     before[f.id] = &f;
-    max_id = std::max(max_id.value_or(0), f.id);
+    max_live = std::max(max_live.value_or(0), f.id);
   }
   for (const FragmentInfo& f : cur.fragments()) {
     auto it = before.find(f.id);
-    bool back = it == before.end() ? max_id && f.id <= *max_id : f.deleted_rows < it->second->deleted_rows;
-    if (back) {
-      return Status::NotSupported(cur.uri() + ": version " + std::to_string(cur.version()) +
-                                  " restores rows of an older version (fragment " + std::to_string(f.id) +
-                                  "); their lineage goes back with them, so changes across it cannot be derived "
-                                  "from row lineage; compare the two snapshots instead");
-    }
+    bool back = it == before.end() ? max_live && f.id < *max_live : f.deleted_rows < it->second->deleted_rows;
+    if (back) return restored("fragment " + std::to_string(f.id) + " comes back");
   }
   return Status::OK();
 }

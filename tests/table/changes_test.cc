@@ -271,6 +271,15 @@ TEST(Changes, RestoreInTheRangeIsNotSupported) {
     EXPECT_NE(st.message().find("version " + std::to_string(restored) + " restores"), std::string::npos)
         << st.ToString();
   }
+  // Without its transaction file the restore still shows: fragment 0 lost deletions.
+  auto at_restore = *latest->Checkout(restored);
+  ASSERT_OK(h.store->Delete(std::string(kRoot) + "/_transactions/" + at_restore->Describe()["transaction_file"]));
+  auto r2 = Changes(*latest, restored - 1, restored);
+  ASSERT_OK(r2.status());
+  auto next = (*r2)->Next();
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.status().code(), StatusCode::kNotSupported) << next.status().ToString();
+  EXPECT_NE(next.status().message().find("fragment 0 comes back"), std::string::npos) << next.status().ToString();
   // From the restore on, changes are fine again.
   auto r = Changes(*latest, restored, latest->version());
   ASSERT_OK(r.status());
