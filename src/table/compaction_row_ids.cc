@@ -91,4 +91,12 @@ std::string EncodeRowVersions(std::span<const uint64_t> versions) {
   return seq.SerializeAsString();
 }
 
+std::string EncodeConstantRowVersions(uint64_t rows, uint64_t version) {
+  lance::table::RowDatasetVersionSequence seq;
+  auto* run = seq.add_runs();
+  run->mutable_span()->mutable_range()->set_end(rows);
+  run->set_version(version);
+  return seq.SerializeAsString();
+}
+
 }  // namespace lancet::table

@@ -17,6 +17,7 @@
 #include "table/blob_input.h"
 #include "table/blob_sink.h"
 #include "table/commit.h"
+#include "table/compaction_row_ids.h"
 #include "table/deletion.h"
 #include "table/deletion_writer.h"
 #include "table/manifest.h"
@@ -226,11 +227,7 @@ void AssignIds(const Manifest* base, uint64_t version, std::vector<DataFragment>
       range->set_end(next_row_id + f.physical_rows());
       next_row_id += f.physical_rows();
       f.set_inline_row_ids(seq.SerializeAsString());
-      lance::table::RowDatasetVersionSequence versions;
-      auto* run = versions.add_runs();
-      run->mutable_span()->mutable_range()->set_end(f.physical_rows());
-      run->set_version(version);
-      f.set_inline_created_at_versions(versions.SerializeAsString());
+      f.set_inline_created_at_versions(EncodeConstantRowVersions(f.physical_rows(), version));
       f.set_inline_last_updated_at_versions(f.inline_created_at_versions());
     }
   }

@@ -3,13 +3,16 @@
 //
 // Row lineage and CDC against the reference, both ways:
 //   A: the reference (stable row ids on) writes create, append, two updates, a full
-//      and a partial-schema merge_insert, a delete and optimize. At every version
+//      and a partial-schema merge_insert, a computed column, a column cast, a rename,
+//      a delete and optimize. At every version
 //      `lancet scan` must give the _rowid, _rowaddr, _row_created_at_version and
 //      _row_last_updated_at_version the reference's select() gives, and `lancet diff`
 //      for every pair of versions must equal a brute-force diff of the reference's
 //      snapshots by _rowid.
-//   B: lancet writes create, append, delete, compaction and an added column; the
-//      reference must read the same lineage values as lancet at every version.
+//   B: lancet writes create, append, delete, compaction, an added column and another
+//      append; the reference must read the same lineage values as lancet at every
+//      version, and the added column must count as an update of every row, as the
+//      reference's own addColumns does in A.
 // Prints one PASS/FAIL line per check and exits 0 only when all pass.
 import fs from "node:fs";
 import path from "node:path";
@@ -131,6 +134,10 @@ const STABLE = { new_table_enable_stable_row_ids: "true" };
   const partial = new A.Schema([F("id", new A.Int64(), false), F("val", new A.Utf8())]);
   await t.mergeInsert("id").whenMatchedUpdateAll()
     .execute(lancedb.makeArrowTable([{ id: 3, val: "p3" }, { id: 4, val: "p4" }], { schema: partial }));
+  // Column writes count as updates of every row; renames do not.
+  await t.addColumns([{ name: "m", valueSql: "id * 2" }]);
+  await t.alterColumns([{ path: "n", dataType: new A.Int64() }]);
+  await t.alterColumns([{ path: "m", rename: "mm" }]);
   await t.delete("id = 0");
   await t.optimize();
   const latest = await t.version();
@@ -200,6 +207,9 @@ const STABLE = { new_table_enable_stable_row_ids: "true" };
     const mine = lancetSnapshot(ds, v, ["id"]);
     const [ok, why] = sameRows(await peerSnapshot(t, v, ["id"]), mine);
     report(ok, `B: lancet history v${v} read by the reference (${mine.length} rows)`, why);
+    if (v === 5) {
+      report(mine.every((r) => r._row_last_updated_at_version === "5"), "B: add-columns updated every row");
+    }
     if (v === latest) {
       const created = [...new Set(mine.map((r) => r._row_created_at_version))].sort().join(",");
       report(created === `1,2,${latest}`, `B: rows keep the versions that wrote them (${created})`);

@@ -14,6 +14,7 @@
 #include "lancet/table/evolution.h"
 #include "lancet/table/write.h"
 #include "table/table_test_util.h"
+#include "util/array_builder.h"
 #include "util/test_macros.h"
 
 namespace lancet::table {
@@ -187,6 +188,16 @@ std::vector<HistoryOp> BaseOps() {
          c.materialize_deletions_threshold = 0;
          return Compact(*h.Latest(), c).status().ok() ? Result<uint64_t>(h.Latest()->version())
                                                       : Result<uint64_t>(Status::Internal("compaction failed"));
+       }},
+      {"add_values",
+       [](History& h) -> Result<uint64_t> {
+         // Writes a column: every row counts as updated (lineage-notes §2.2).
+         std::unique_ptr<Dataset> ds = h.Latest();
+         std::vector<int32_t> values(ds->CountRows());
+         for (int32_t& v : values) v = static_cast<int32_t>(h.rng() % 100);
+         ASSIGN_OR_RETURN(Array col, ArrayFromVector(MakeType(TypeId::kInt32), values));
+         ASSIGN_OR_RETURN(RecordBatch b, MakeRecordBatch({"extra" + std::to_string(h.extra_columns++)}, {col}));
+         return AddColumns(*ds, b.schema, {b});
        }},
       {"add_column",
        [](History& h) {

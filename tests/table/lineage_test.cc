@@ -12,6 +12,7 @@
 #include "lancet/table/write.h"
 #include "table/manifest.h"
 #include "table/table_test_util.h"
+#include "util/array_builder.h"
 #include "util/test_macros.h"
 
 namespace lancet::table {
@@ -97,6 +98,19 @@ TEST_F(LineageTest, EveryWriteStampsOrKeepsVersions) {
   EXPECT_EQ(ScanLineage(*Open()), want);
   ASSERT_OK_AND_ASSIGN(uint64_t v5, RenameColumn(*Open(), "x", "xx"));
   EXPECT_EQ(ScanLineage(*Open()), want);
+  // Writing a column updates every row, as the reference's add_columns and
+  // alter_columns do; dropping one does not.
+  std::vector<int32_t> values(want.size(), 7);
+  ASSERT_OK_AND_ASSIGN(RecordBatch extra,
+                       MakeRecordBatch({"filled"}, {*ArrayFromVector(MakeType(TypeId::kInt32), values)}));
+  ASSERT_OK_AND_ASSIGN(uint64_t v6, AddColumns(*Open(), extra.schema, {extra}));
+  for (auto& [id, l] : want) l.updated = v6;
+  EXPECT_EQ(ScanLineage(*Open()), want);
+  ASSERT_OK_AND_ASSIGN(uint64_t v7, AlterColumnType(*Open(), "filled", MakeType(TypeId::kInt64)));
+  for (auto& [id, l] : want) l.updated = v7;
+  EXPECT_EQ(ScanLineage(*Open()), want);
+  ASSERT_OK(DropColumns(*Open(), {"filled"}).status());
+  EXPECT_EQ(ScanLineage(*Open()), want);
   CompactionOptions c;
   c.target_rows_per_fragment = 100;
   ASSERT_OK(Compact(*Open(), c).status());
@@ -106,6 +120,7 @@ TEST_F(LineageTest, EveryWriteStampsOrKeepsVersions) {
   Snapshot at2 = ScanLineage(*Open(v2));
   EXPECT_EQ(at2.size(), 11u);
   EXPECT_EQ(at2[7], (Lineage{v2, v2}));
+  EXPECT_EQ(at2[0], (Lineage{v1, v1}));
   EXPECT_EQ(ScanLineage(*Open(v3)), ScanLineage(*Open(v4)));
   EXPECT_EQ(ScanLineage(*Open(v4)), ScanLineage(*Open(v5)));
   // Restore brings the restored version's sequences back.
@@ -113,10 +128,10 @@ TEST_F(LineageTest, EveryWriteStampsOrKeepsVersions) {
   EXPECT_EQ(ScanLineage(*Open()), at2);
   // Overwrite stamps every row with its own version.
   // Fresh ids continue after every id handed out (11), so they still equal `id`.
-  ASSERT_OK_AND_ASSIGN(uint64_t v8, Write(11, 3, WriteMode::kOverwrite));
+  ASSERT_OK_AND_ASSIGN(uint64_t v_over, Write(11, 3, WriteMode::kOverwrite));
   Snapshot fresh = ScanLineage(*Open());
   ASSERT_EQ(fresh.size(), 3u);
-  for (const auto& [id, l] : fresh) EXPECT_EQ(l, (Lineage{v8, v8})) << id;
+  for (const auto& [id, l] : fresh) EXPECT_EQ(l, (Lineage{v_over, v_over})) << id;
 }
 
 TEST_F(LineageTest, TakeAndFiltersComputeMetaColumns) {
