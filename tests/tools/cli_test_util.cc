@@ -35,7 +35,7 @@ int RunLancet(const std::vector<std::string>& args) {
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
                                    AddCompactCommand(app), AddCleanupCommand(app), AddBlobCommand(app),
                                    AddIngestCommand(app),  AddExtractCommand(app), AddTakeCommand(app),
-                                   AddCountCommand(app)};
+                                   AddCountCommand(app),   AddDiffCommand(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
