@@ -5,6 +5,8 @@
 #include <map>
 #include <random>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "lance_proto/rowids.pb.h"
 #include "lancet/table/compaction.h"
 #include "lancet/table/dataset.h"
@@ -239,6 +241,37 @@ TEST_F(LineageTest, DamagedSequencesAreCorruptionNamingTheFragment) {
       EXPECT_EQ(got.status().code(), StatusCode::kCorruption) << got.status().ToString();
     }
   }
+}
+
+TEST_F(LineageTest, SequencesOutsideTheManifestAreNotSupported) {
+  ASSERT_OK(Write(0, 6, WriteMode::kCreate).status());
+  auto expect = [&](const std::string& words) {
+    auto ds = Open();
+    ASSERT_NE(ds, nullptr);
+    ScanOptions o;
+    o.columns = {"id", "_rowid"};
+    EXPECT_TRUE(ds->Scan(o).ok()) << words;
+    o.columns = {"_row_last_updated_at_version"};
+    auto got = ds->Scan(o);
+    ASSERT_FALSE(got.ok()) << words;
+    EXPECT_EQ(got.status().code(), StatusCode::kNotSupported) << got.status().ToString();
+    EXPECT_NE(got.status().message().find("fragment 0 keeps its " + words), std::string::npos)
+        << got.status().ToString();
+  };
+  // Fields 8/10: external files; 12-14: lineage columns of newer writers (unknown here).
+  auto listed = ListManifests(*store_, kRoot);
+  ASSERT_OK(listed.status());
+  ASSERT_OK_AND_ASSIGN(lance::table::Manifest m, ReadManifest(*store_, listed->back().path));
+  m.mutable_fragments(0)->mutable_external_created_at_versions()->set_path("lineage.bin");
+  m.set_version(2);
+  ASSERT_OK(testing::PutManifest(*store_, kRoot, m));
+  expect("row version sequences in an external file");
+  ASSERT_OK_AND_ASSIGN(m, ReadManifest(*store_, listed->back().path));
+  auto* frag = m.mutable_fragments(0);
+  frag->GetReflection()->MutableUnknownFields(frag)->AddLengthDelimited(13, "");
+  m.set_version(3);
+  ASSERT_OK(testing::PutManifest(*store_, kRoot, m));
+  expect("row lineage in data file columns");
 }
 
 }  // namespace
