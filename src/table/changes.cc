@@ -121,9 +121,8 @@ Result<Array> OpArray(const std::vector<const char*>& ops) {
 
 class ChangesReader final : public RecordBatchReader {
  public:
-  ChangesReader(const Dataset& dataset, std::unique_ptr<Dataset> from, std::unique_ptr<Dataset> to,
-                ChangesOptions options)
-      : dataset_(dataset), from_(std::move(from)), to_(std::move(to)), options_(std::move(options)) {}
+  ChangesReader(std::unique_ptr<Dataset> from, std::unique_ptr<Dataset> to, ChangesOptions options)
+      : from_(std::move(from)), to_(std::move(to)), options_(std::move(options)) {}
 
   Status Init() {
     const Schema& to_schema = to_->read_schema();
@@ -135,7 +134,7 @@ class ChangesReader final : public RecordBatchReader {
     for (const std::string& name : options_.columns) {
       int idx = to_schema.FieldIndex(name);
       if (idx < 0 || RowMetaFromName(name)) {
-        return Status::NotFound(dataset_.uri() + ": version " + std::to_string(to_->version()) +
+        return Status::NotFound(to_->uri() + ": version " + std::to_string(to_->version()) +
                                 " has no column named '" + name + "'");
       }
       Field f = to_schema.fields[static_cast<size_t>(idx)];
@@ -207,7 +206,7 @@ class ChangesReader final : public RecordBatchReader {
 
   // Moves to the next version and collects the ids it deleted.
   Status NextStep() {
-    ASSIGN_OR_RETURN(std::unique_ptr<Dataset> cur, dataset_.Checkout(step_ + 1));
+    ASSIGN_OR_RETURN(std::unique_ptr<Dataset> cur, to_->Checkout(step_ + 1));
     const Dataset& prev = prev_ ? *prev_ : *from_;
     RETURN_IF_ERROR(CheckNoRestore(prev, *cur));
     ASSIGN_OR_RETURN(Roaring64Map gone, DeletedBetween(prev, *cur, id_limit_));
@@ -304,7 +303,6 @@ class ChangesReader final : public RecordBatchReader {
     return Status::OK();
   }
 
-  const Dataset& dataset_;
   std::unique_ptr<Dataset> from_, to_, prev_;
   ChangesOptions options_;
   Schema schema_;
@@ -333,7 +331,7 @@ Result<std::unique_ptr<RecordBatchReader>> Changes(const Dataset& dataset, uint6
   ASSIGN_OR_RETURN(std::unique_ptr<Dataset> to_ds, dataset.Checkout(to));
   RETURN_IF_ERROR(RequireStableIds(*from_ds));
   RETURN_IF_ERROR(RequireStableIds(*to_ds));
-  auto reader = std::make_unique<ChangesReader>(dataset, std::move(from_ds), std::move(to_ds), options);
+  auto reader = std::make_unique<ChangesReader>(std::move(from_ds), std::move(to_ds), options);
   RETURN_IF_ERROR(reader->Init());
   return std::unique_ptr<RecordBatchReader>(std::move(reader));
 }

@@ -34,7 +34,8 @@ struct ChangesOptions {
 /// by step) without reading data. Inserts and updates come first, in `to`'s row
 /// order; then deletes, by version. A row inserted and then updated within the range
 /// is one insert with its last values. Overwrites read as deletes of every old row
-/// plus inserts. Streamed: memory holds one batch and one step's deleted ids.
+/// plus inserts. Streamed: memory holds one batch and one step's deleted ids. The
+/// reader opens the versions it needs itself, so `dataset` need not outlive it.
 ///
 /// Errors: InvalidArgument naming the dataset without stable row ids at either end,
 /// or for from > to; NotFound for a version that does not exist (or was cleaned up);
