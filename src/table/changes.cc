@@ -164,6 +164,13 @@ class ChangesReader final : public RecordBatchReader {
     ASSIGN_OR_RETURN(upserts_, to_->NewScan(scan));
     id_limit_ = NextRowId(*from_);
     step_ = from_->version();
+    // Refused before any record goes out (metadata only, one manifest per version).
+    std::unique_ptr<Dataset> prev;
+    for (uint64_t v = from_->version() + 1; v <= to_->version(); ++v) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Dataset> cur, to_->Checkout(v));
+      RETURN_IF_ERROR(CheckNoRestore(prev ? *prev : *from_, *cur));
+      prev = std::move(cur);
+    }
     return Status::OK();
   }
 
@@ -198,7 +205,10 @@ class ChangesReader final : public RecordBatchReader {
       std::vector<uint64_t> ids(pending_.begin() + static_cast<std::ptrdiff_t>(pending_pos_),
                                 pending_.begin() + static_cast<std::ptrdiff_t>(pending_pos_ + n));
       pending_pos_ += n;
-      if (pending_pos_ == pending_.size()) pending_.clear(), pending_pos_ = 0;
+      if (pending_pos_ == pending_.size()) {
+        pending_.clear();
+        pending_pos_ = 0;
+      }
       ASSIGN_OR_RETURN(RecordBatch out, Deletes(ids));
       return std::optional<RecordBatch>(std::move(out));
     }
@@ -208,7 +218,6 @@ class ChangesReader final : public RecordBatchReader {
   Status NextStep() {
     ASSIGN_OR_RETURN(std::unique_ptr<Dataset> cur, to_->Checkout(step_ + 1));
     const Dataset& prev = prev_ ? *prev_ : *from_;
-    RETURN_IF_ERROR(CheckNoRestore(prev, *cur));
     ASSIGN_OR_RETURN(Roaring64Map gone, DeletedBetween(prev, *cur, id_limit_));
     pending_.clear();
     pending_pos_ = 0;

@@ -39,8 +39,9 @@ struct ChangesOptions {
 ///
 /// Errors: InvalidArgument naming the dataset without stable row ids at either end,
 /// or for from > to; NotFound for a version that does not exist (or was cleaned up);
-/// NotSupported when a version in (from, to] restores an older one (row lineage goes
-/// back with it, so its changes cannot be derived: diff the snapshots instead).
+/// NotSupported, before any record, when a version in (from, to] restores an older one
+/// (row lineage goes back with it, so its changes cannot be derived: diff the
+/// snapshots instead).
 Result<std::unique_ptr<RecordBatchReader>> Changes(const Dataset& dataset, uint64_t from, uint64_t to,
                                                    const ChangesOptions& options = {});
 
