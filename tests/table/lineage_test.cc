@@ -226,11 +226,42 @@ TEST_F(LineageTest, DamagedSequencesAreCorruptionNamingTheFragment) {
   run->mutable_span()->mutable_range()->set_start(5);
   DamageLatest(1, true, seq.SerializeAsString());
   check("backwards");
+  // Random bytes, and valid sequences with bytes flipped, cut or appended.
+  lance::table::RowDatasetVersionSequence valid;
+  for (uint64_t v : {3, 9}) {
+    auto* r = valid.add_runs();
+    r->mutable_span()->mutable_range_with_bitmap()->set_start(v);
+    r->mutable_span()->mutable_range_with_bitmap()->set_end(v + 3);
+    r->mutable_span()->mutable_range_with_bitmap()->set_bitmap(std::string(1, '\x01'));
+    r->set_version(v);
+  }
+  const std::string good = valid.SerializeAsString();
+  DamageLatest(1, true, good);
+  DamageLatest(1, false, good);
+  {
+    // Intact, it reads: one row per run (a bitmap span counts its set bits).
+    ScanOptions o;
+    o.columns = {"id", "_row_created_at_version"};
+    o.filter = "id >= 4";
+    ASSERT_OK_AND_ASSIGN(auto batches, Open()->Scan(o));
+    ASSERT_EQ(batches.size(), 1u);
+    ASSERT_EQ(batches[0].num_rows, 2);
+    EXPECT_EQ(batches[0].columns[1].values<uint64_t>()[0], 3u);
+    EXPECT_EQ(batches[0].columns[1].values<uint64_t>()[1], 9u);
+  }
   std::mt19937 rng(7);
-  for (int i = 0; i < 200; ++i) {
-    std::string bytes(rng() % 24 + 1, '\0');
-    for (char& c : bytes) c = static_cast<char>(rng());
-    DamageLatest(1, i % 2 == 0, bytes);
+  for (int i = 0; i < 400; ++i) {
+    std::string bytes;
+    if (i % 2 == 0) {
+      bytes.assign(rng() % 24 + 1, '\0');
+      for (char& c : bytes) c = static_cast<char>(rng());
+    } else {
+      bytes = good;
+      for (int k = static_cast<int>(rng() % 3); k >= 0; --k) bytes[rng() % bytes.size()] ^= static_cast<char>(1 << (rng() % 8));
+      if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+      if (rng() % 4 == 0) bytes += static_cast<char>(rng());
+    }
+    DamageLatest(1, i % 4 < 2, bytes);
     auto ds = Open();
     ASSERT_NE(ds, nullptr);
     ScanOptions o;
