@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <roaring/roaring.hh>
 #include <roaring/roaring64map.hh>
@@ -32,7 +33,8 @@ uint64_t NextRowId(const Dataset& ds) {
   return it == d.end() ? 0 : std::stoull(it->second);
 }
 
-// Streams `scan` and hands every batch's uint64 column `column` to `each`.
+// Streams `scan` (one or two uint64 columns) and hands each row's values to `each`
+// (0 for an absent second column).
 template <typename F>
 Status ForEachValue(const Dataset& ds, ScanOptions scan, F&& each) {
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, ds.NewScan(scan));
@@ -81,10 +83,10 @@ Status CheckNoRestore(const Dataset& prev, const Dataset& cur) {
 Result<Roaring64Map> DeletedBetween(const Dataset& prev, const Dataset& cur, uint64_t id_limit) {
   std::map<uint64_t, const FragmentInfo*> after;
   for (const FragmentInfo& f : cur.fragments()) after[f.id] = &f;
-  std::map<uint64_t, bool> before;
+  std::set<uint64_t> before;
   Roaring64Map lost;
   for (const FragmentInfo& f : prev.fragments()) {
-    before[f.id] = true;
+    before.insert(f.id);
     auto it = after.find(f.id);
     if (it != after.end() && it->second->deletion_file == f.deletion_file) continue;
     Roaring live_after;  // offsets still live at `cur`
@@ -219,10 +221,9 @@ class ChangesReader final : public RecordBatchReader {
     ASSIGN_OR_RETURN(std::unique_ptr<Dataset> cur, to_->Checkout(step_ + 1));
     const Dataset& prev = prev_ ? *prev_ : *from_;
     ASSIGN_OR_RETURN(Roaring64Map gone, DeletedBetween(prev, *cur, id_limit_));
-    pending_.clear();
+    pending_.assign(gone.cardinality(), 0);
     pending_pos_ = 0;
-    pending_.reserve(gone.cardinality());
-    for (uint64_t id : gone) pending_.push_back(id);
+    gone.toUint64Array(pending_.data());
     pending_version_ = cur->version();
     ++step_;
     prev_ = std::move(cur);

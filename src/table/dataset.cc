@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
-#include <numeric>
 #include <unordered_map>
 
 #include <roaring/roaring.hh>
@@ -32,8 +31,6 @@ using lance::table::DataFile;
 using lance::table::DataFragment;
 using lance::table::Manifest;
 
-constexpr const char* kRowIdColumn = "_rowid";
-constexpr const char* kRowAddrColumn = "_rowaddr";
 constexpr const char* kDataDir = "data";
 
 uint64_t RowAddress(uint64_t fragment_id, uint64_t offset) { return (fragment_id << 32) | offset; }
