@@ -133,7 +133,11 @@ class ChangesReader final : public RecordBatchReader {
     }
     schema_.fields = {MakeField("op", MakeType(TypeId::kUtf8), false), RowMetaField(RowMeta::kRowId),
                       MakeField("version", MakeType(TypeId::kUInt64), false)};
+    std::set<std::string> seen;
     for (const std::string& name : options_.columns) {
+      if (!seen.insert(name).second) {
+        return Status::InvalidArgument(to_->uri() + ": column '" + name + "' is listed twice");
+      }
       int idx = to_schema.FieldIndex(name);
       if (idx < 0 || RowMetaFromName(name)) {
         return Status::NotFound(to_->uri() + ": version " + std::to_string(to_->version()) +

@@ -311,6 +311,12 @@ TEST(Changes, Errors) {
   o.columns = {"nope"};
   r = Changes(*h.Latest(), 1, 1, o);
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound) << r.status().ToString();
+  o.columns = {"id", "name", "id"};
+  r = Changes(*h.Latest(), 1, 1, o);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
+  o.columns = {"_rowid"};  // always output; not a value column
+  r = Changes(*h.Latest(), 1, 1, o);
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound) << r.status().ToString();
 }
 
 }  // namespace
