@@ -85,8 +85,8 @@ void SetFeatureFlags(Manifest* m) {
   m->set_writer_feature_flags(w);
 }
 
-// The transaction of `manifest`, from its .txn file; nullopt if it has none or it
-// cannot be read (other writers may skip transaction files, notes §13.4).
+}  // namespace
+
 std::optional<Transaction> LoadTransaction(const io::ObjectStore& store, const std::string& root,
                                            const Manifest& manifest) {
   if (manifest.transaction_file().empty() || manifest.transaction_file().find('/') != std::string::npos) {
@@ -103,6 +103,8 @@ std::optional<Transaction> LoadTransaction(const io::ObjectStore& store, const s
   if (!txn.ParseFromArray((*bytes)->data(), static_cast<int>((*bytes)->size()))) return std::nullopt;
   return txn;
 }
+
+namespace {
 
 bool UsesV1Naming(const std::string& path, uint64_t version) {
   std::string_view name = path;

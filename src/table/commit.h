@@ -27,6 +27,11 @@ inline constexpr const char* kWriterLibraryVersion = "0.1.0";
 /// describes state we either maintain (1, 2) or copy unchanged (4, 8, 16, 32).
 inline constexpr uint64_t kKnownWriterFlags = 1 | 2 | 4 | 8 | 16 | 32 | kFlagBlobInfo;
 
+/// The transaction of `manifest`, from its .txn file; nullopt if it has none or it
+/// cannot be read (other writers may skip transaction files, notes §13.4).
+std::optional<lance::table::Transaction> LoadTransaction(const io::ObjectStore& store, const std::string& root,
+                                                         const lance::table::Manifest& manifest);
+
 /// A random UUIDv4 in hyphenated lowercase form.
 std::string NewUuid();
 /// A random u64 (deletion file ids).

@@ -5,6 +5,7 @@
 
 #include "lance_proto/rowids.pb.h"
 #include "table/row_id_sequence.h"
+#include "table/row_meta.h"
 
 namespace lancet::table {
 namespace {
@@ -68,27 +69,10 @@ std::string EncodeRowIds(std::span<const uint64_t> ids) {
 
 Result<std::vector<uint64_t>> DecodeRowVersions(const std::string& bytes, uint64_t physical_rows,
                                                 const std::string& context) {
-  lance::table::RowDatasetVersionSequence pb;
-  if (!pb.ParseFromString(bytes)) {
-    return Status::Corruption(context + ": row version sequence is not a valid protobuf");
-  }
+  ASSIGN_OR_RETURN(RowVersions versions, RowVersions::Parse(bytes, physical_rows, context));
   std::vector<uint64_t> out;
-  size_t covered = 0;  // runs that fit
-  for (const auto& run : pb.runs()) {
-    // A span is a U64Segment; its length is what counts, which the row id parser knows.
-    lance::table::RowIdSequence one;
-    *one.add_segments() = run.span();
-    std::string span = one.SerializeAsString();
-    ASSIGN_OR_RETURN(RowIdSequence parsed,
-                     RowIdSequence::Parse({reinterpret_cast<const uint8_t*>(span.data()), span.size()}, context));
-    if (parsed.size() > physical_rows - out.size()) break;  // reported below, before allocating
-    out.insert(out.end(), parsed.size(), run.version());
-    ++covered;
-  }
-  if (out.size() != physical_rows || static_cast<int>(covered) != pb.runs_size()) {
-    return Status::Corruption(context + ": row version sequence does not cover the fragment's " +
-                              std::to_string(physical_rows) + " rows");
-  }
+  out.reserve(physical_rows);
+  versions.AppendRange(0, physical_rows, &out);
   return out;
 }
 
@@ -104,6 +88,14 @@ std::string EncodeRowVersions(std::span<const uint64_t> versions) {
     run->set_version(versions[i]);
     i = j;
   }
+  return seq.SerializeAsString();
+}
+
+std::string EncodeConstantRowVersions(uint64_t rows, uint64_t version) {
+  lance::table::RowDatasetVersionSequence seq;
+  auto* run = seq.add_runs();
+  run->mutable_span()->mutable_range()->set_end(rows);
+  run->set_version(version);
   return seq.SerializeAsString();
 }
 

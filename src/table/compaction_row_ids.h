@@ -26,4 +26,8 @@ Result<std::vector<uint64_t>> DecodeRowVersions(const std::string& bytes, uint64
 /// span the Range of row positions it covers.
 std::string EncodeRowVersions(std::span<const uint64_t> versions);
 
+/// A serialized RowDatasetVersionSequence of `rows` rows all at `version` (one run),
+/// as the reference writes for rows a commit creates or rewrites.
+std::string EncodeConstantRowVersions(uint64_t rows, uint64_t version);
+
 }  // namespace lancet::table

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
-#include <numeric>
 #include <unordered_map>
 
 #include <roaring/roaring.hh>
@@ -20,6 +19,8 @@
 #include "table/external_stores.h"
 #include "table/manifest.h"
 #include "table/row_id_sequence.h"
+#include "table/row_meta.h"
+#include "table/scan_projection.h"
 #include "table/scanner.h"
 #include "util/array_builder.h"
 
@@ -30,21 +31,9 @@ using lance::table::DataFile;
 using lance::table::DataFragment;
 using lance::table::Manifest;
 
-constexpr const char* kRowIdColumn = "_rowid";
-constexpr const char* kRowAddrColumn = "_rowaddr";
 constexpr const char* kDataDir = "data";
 
 uint64_t RowAddress(uint64_t fragment_id, uint64_t offset) { return (fragment_id << 32) | offset; }
-
-Array U64Array(std::vector<uint64_t> values) {
-  Array a;
-  a.type = MakeType(TypeId::kUInt64);
-  a.length = static_cast<int64_t>(values.size());
-  std::vector<uint8_t> bytes(values.size() * sizeof(uint64_t));
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  a.buffers = {nullptr, Buffer::FromVector(std::move(bytes))};
-  return a;
-}
 
 void CollectLeaves(const Field& field, std::vector<const Field*>* out) {
   if (format::IsLeafField(field)) {
@@ -72,6 +61,10 @@ struct FragmentState {
   // Field id → (index into files, column index). Only ids with a column.
   std::unordered_map<int32_t, std::pair<int, int>> columns;
   std::optional<RowIdSequence> row_ids;
+  // Stable row ids only: per-row versions, or why they cannot be read (reported when
+  // asked for, so a bad sequence does not stop plain scans).
+  RowVersions created_at, last_updated;
+  Status lineage = Status::OK();
   std::string deletion_path;
 };
 
@@ -129,6 +122,17 @@ class DatasetImpl final : public Dataset, public ScanSource {
     for (uint64_t o : offsets) ids.push_back(frag.row_ids ? frag.row_ids->Get(o) : RowAddress(frag.pb->id(), o));
     return ids;
   }
+  bool HasStableRowIds() const override { return stable_row_ids_; }
+  Result<std::vector<uint64_t>> FragmentRowVersions(size_t frag_idx, RowMeta which,
+                                                    std::span<const uint64_t> offsets) const override {
+    const FragmentState& frag = frags_[frag_idx];
+    RETURN_IF_ERROR(frag.lineage);
+    const RowVersions& v = which == RowMeta::kCreatedAt ? frag.created_at : frag.last_updated;
+    std::vector<uint64_t> out;
+    out.reserve(offsets.size());
+    for (uint64_t o : offsets) out.push_back(v.Get(o));
+    return out;
+  }
   Result<RecordBatch> TakeRowAddresses(std::span<const uint64_t> addresses,
                                        const std::vector<std::string>& columns) const override {
     return Take(addresses, nullptr, columns);
@@ -164,16 +168,8 @@ class DatasetImpl final : public Dataset, public ScanSource {
 
   Status Init();
   Status InitFragment(const DataFragment& frag, FragmentState* state, FragmentInfo* info);
+  Status InitLineage(const DataFragment& frag, const std::string& where, FragmentState* state) const;
   Result<std::string> BaseDir(uint32_t base_id, bool for_deletion) const;
-
-  // Projection: indexes into read_schema_.fields, plus the special columns.
-  struct Projection {
-    std::vector<int> fields;
-    bool row_id = false;
-    bool row_addr = false;
-    Schema schema;
-  };
-  Result<Projection> Project(const std::vector<std::string>& columns, bool row_id, bool row_addr) const;
 
   Result<std::shared_ptr<format::FileReader>> Reader(const FragmentState& frag, int file_idx) const;
   /// Whether the fragment's data files live on a store where reads wait (S3).
@@ -448,6 +444,37 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
       return Status::Corruption(context + ": " + std::to_string(state->row_ids->size()) + " row ids for " +
                                 std::to_string(frag.physical_rows()) + " physical rows");
     }
+    state->lineage = InitLineage(frag, where, state);
+  }
+  return Status::OK();
+}
+
+Status DatasetImpl::InitLineage(const DataFragment& frag, const std::string& where, FragmentState* state) const {
+  if (frag.has_external_created_at_versions() || frag.has_external_last_updated_at_versions()) {
+    return Status::NotSupported(where + " keeps its row version sequences in an external file");
+  }
+  // Newer writers may spill lineage into hidden columns (fields 12-14, lineage-notes
+  // §1.4); this protobuf predates them, so they arrive as unknown fields.
+  const auto& unknown = frag.GetReflection()->GetUnknownFields(frag);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    if (unknown.field(i).number() >= 12 && unknown.field(i).number() <= 14) {
+      return Status::NotSupported(where + " keeps its row lineage in data file columns");
+    }
+  }
+  const uint64_t rows = frag.physical_rows();
+  // Missing sequences read as the reference reads them: created at 1, and last
+  // updated when created (optimize.rs does the same when it rewrites them).
+  if (frag.has_inline_created_at_versions()) {
+    ASSIGN_OR_RETURN(state->created_at,
+                     RowVersions::Parse(frag.inline_created_at_versions(), rows, where + " created_at versions"));
+  } else {
+    state->created_at = RowVersions::Constant(rows, 1);
+  }
+  if (frag.has_inline_last_updated_at_versions()) {
+    ASSIGN_OR_RETURN(state->last_updated, RowVersions::Parse(frag.inline_last_updated_at_versions(), rows,
+                                                             where + " last_updated versions"));
+  } else {
+    state->last_updated = state->created_at;
   }
   return Status::OK();
 }
@@ -535,35 +562,6 @@ std::map<std::string, std::string> DatasetImpl::Describe() const {
     d["base_path." + std::to_string(base.id())] = base.path() + (base.is_dataset_root() ? " (dataset root)" : "");
   }
   return d;
-}
-
-Result<DatasetImpl::Projection> DatasetImpl::Project(const std::vector<std::string>& columns, bool row_id,
-                                                     bool row_addr) const {
-  Projection p;
-  p.row_id = row_id;
-  p.row_addr = row_addr;
-  if (columns.empty()) {
-    p.fields.resize(read_schema_.fields.size());
-    std::iota(p.fields.begin(), p.fields.end(), 0);
-  }
-  for (const std::string& name : columns) {
-    if (name == kRowIdColumn) {
-      p.row_id = true;
-      continue;
-    }
-    if (name == kRowAddrColumn) {
-      p.row_addr = true;
-      continue;
-    }
-    int idx = read_schema_.FieldIndex(name);
-    if (idx < 0) return Status::NotFound(uri() + ": no column named '" + name + "'");
-    p.fields.push_back(idx);
-  }
-  p.schema.metadata = read_schema_.metadata;
-  for (int idx : p.fields) p.schema.fields.push_back(read_schema_.fields[idx]);
-  if (p.row_id) p.schema.fields.push_back(MakeField(kRowIdColumn, MakeType(TypeId::kUInt64), false));
-  if (p.row_addr) p.schema.fields.push_back(MakeField(kRowAddrColumn, MakeType(TypeId::kUInt64), false));
-  return p;
 }
 
 Result<std::shared_ptr<format::FileReader>> DatasetImpl::Reader(const FragmentState& frag, int file_idx) const {
@@ -677,7 +675,10 @@ Result<std::pair<size_t, uint64_t>> DatasetImpl::LocateAddress(uint64_t address)
 
 Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const std::span<const uint64_t>* row_ids,
                                       const std::vector<std::string>& columns) const {
-  ASSIGN_OR_RETURN(Projection proj, Project(columns, false, false));
+  ASSIGN_OR_RETURN(ScanProjection proj, PlanProjection(read_schema_, columns, false, false, uri()));
+  for (RowMeta m : proj.meta) {
+    if (IsLineage(m) && !stable_row_ids_) return NoLineageError(uri(), m);
+  }
   // Group by fragment, keeping for each request its position in the output.
   std::map<size_t, std::pair<std::vector<uint64_t>, std::vector<size_t>>> groups;
   for (size_t i = 0; i < addresses.size(); ++i) {
@@ -710,12 +711,12 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   const size_t tasks = parts_of.size();
   ParallelFor(remote ? ThreadPool::Io() : ThreadPool::Cpu(), tasks, remote ? tasks : ThreadPool::Cpu().size(),
               [&](size_t t) {
-    const Field& field = read_schema_.fields[proj.fields[t / nfrag]];
+    const Field& field = proj.fields[t / nfrag];
     parts_of[t] = ReadFieldRows(frags_[frag_of[t % nfrag]], field, *frag_rows[t % nfrag]);
   });
   ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
-      const Field& field = read_schema_.fields[proj.fields[i]];
+      const Field& field = proj.fields[i];
       std::vector<Array> parts;
       for (size_t f = 0; f < nfrag; ++f) {
         Result<Array>& part = parts_of[i * nfrag + f];
@@ -729,23 +730,28 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
       return TakeRows(col, inverse);
     }();
   });
-  for (auto& col : cols) {
-    RETURN_IF_ERROR(col.status());
-    batch.columns.push_back(col.MoveValue());
-  }
-  if (proj.row_id) {
-    if (row_ids != nullptr) {
-      batch.columns.push_back(U64Array(std::vector<uint64_t>(row_ids->begin(), row_ids->end())));
+  for (int slot : proj.order) {
+    if (slot >= 0) {
+      Result<Array>& col = cols[static_cast<size_t>(slot)];
+      RETURN_IF_ERROR(col.status());
+      batch.columns.push_back(col.MoveValue());
+      continue;
+    }
+    const RowMeta meta = proj.meta[static_cast<size_t>(-1 - slot)];
+    if (meta == RowMeta::kRowId && row_ids != nullptr) {
+      batch.columns.push_back(UInt64Array(std::vector<uint64_t>(row_ids->begin(), row_ids->end())));
+    } else if (meta == RowMeta::kRowAddr) {
+      batch.columns.push_back(UInt64Array(std::vector<uint64_t>(addresses.begin(), addresses.end())));
     } else {
-      std::vector<uint64_t> ids(addresses.size());
+      std::vector<uint64_t> values(addresses.size());
       for (auto& [frag_idx, g] : groups) {
-        const std::vector<uint64_t> frag_ids = FragmentRowIds(frag_idx, g.first);
-        for (size_t k = 0; k < g.first.size(); ++k) ids[g.second[k]] = frag_ids[k];
+        ASSIGN_OR_RETURN(Array part, ComputeRowMeta(*this, frag_idx, frags_[frag_idx].pb->id(), meta, g.first));
+        const uint64_t* v = part.values<uint64_t>();
+        for (size_t k = 0; k < g.first.size(); ++k) values[g.second[k]] = v[k];
       }
-      batch.columns.push_back(U64Array(std::move(ids)));
+      batch.columns.push_back(UInt64Array(values));
     }
   }
-  if (proj.row_addr) batch.columns.push_back(U64Array(std::vector<uint64_t>(addresses.begin(), addresses.end())));
   return batch;
 }
 

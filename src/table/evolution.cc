@@ -10,6 +10,7 @@
 #include "format/lance_schema.h"
 #include "table/blob_input.h"
 #include "table/commit.h"
+#include "table/compaction_row_ids.h"
 #include "table/evolution_cast.h"
 #include "table/evolution_io.h"
 #include "table/manifest.h"
@@ -270,6 +271,12 @@ Result<PreparedCommit> MergeNewFiles(const CommitBase& base, const VersionManife
     }
     DataFragment updated = frag;
     *updated.add_files() = it->second;
+    if (m.reader_feature_flags() & kFlagStableRowIds) {
+      // Writing a column counts as updating every row: the reference's add_columns and
+      // alter_columns stamp last_updated with their version and keep created_at.
+      updated.set_inline_last_updated_at_versions(
+          EncodeConstantRowVersions(frag.physical_rows(), base.latest_version + 1));
+    }
     *m.add_fragments() = std::move(updated);
     ++seen;
   }

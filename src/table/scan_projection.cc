@@ -7,9 +7,6 @@
 namespace lancet::table {
 namespace {
 
-constexpr const char* kProjRowId = "_rowid";
-constexpr const char* kProjRowAddr = "_rowaddr";
-
 std::vector<std::string> SplitColumnPath(const std::string& path) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -56,8 +53,11 @@ Result<Field> PruneField(const Field& field, const std::vector<MemberPath>& path
 Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vector<std::string>& columns, bool row_id,
                                       bool row_addr, const std::string& where) {
   ScanProjection p;
-  p.row_id = row_id;
-  p.row_addr = row_addr;
+  auto add_meta = [&](RowMeta m) {
+    if (std::find(p.meta.begin(), p.meta.end(), m) != p.meta.end()) return;
+    p.meta.push_back(m);
+    p.order.push_back(-1 - static_cast<int>(p.meta.size() - 1));
+  };
   // Per top-level field, in order of first mention: the member paths asked for.
   std::vector<std::pair<int, std::vector<MemberPath>>> wanted;
   auto want = [&](int idx, MemberPath rest) {
@@ -65,6 +65,7 @@ Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vect
     if (it == wanted.end()) {
       wanted.push_back({idx, {}});
       it = wanted.end() - 1;
+      p.order.push_back(static_cast<int>(wanted.size() - 1));
     }
     it->second.push_back(std::move(rest));
   };
@@ -72,12 +73,8 @@ Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vect
     for (size_t i = 0; i < read_schema.fields.size(); ++i) want(static_cast<int>(i), {});
   }
   for (const std::string& name : columns) {
-    if (name == kProjRowId) {
-      p.row_id = true;
-      continue;
-    }
-    if (name == kProjRowAddr) {
-      p.row_addr = true;
+    if (std::optional<RowMeta> m = RowMetaFromName(name)) {
+      add_meta(*m);
       continue;
     }
     int idx = read_schema.FieldIndex(name);
@@ -102,11 +99,15 @@ Result<ScanProjection> PlanProjection(const Schema& read_schema, const std::vect
     }
     p.top_index.push_back(idx);
     p.whole.push_back(whole);
-    p.schema.fields.push_back(f);
     p.fields.push_back(std::move(f));
   }
-  if (p.row_id) p.schema.fields.push_back(MakeField(kProjRowId, MakeType(TypeId::kUInt64), false));
-  if (p.row_addr) p.schema.fields.push_back(MakeField(kProjRowAddr, MakeType(TypeId::kUInt64), false));
+  if (row_id) add_meta(RowMeta::kRowId);
+  if (row_addr) add_meta(RowMeta::kRowAddr);
+  // `fields` follows `wanted`, so a field's slot is its index in both.
+  for (int slot : p.order) {
+    p.schema.fields.push_back(slot >= 0 ? p.fields[static_cast<size_t>(slot)]
+                                        : RowMetaField(p.meta[static_cast<size_t>(-1 - slot)]));
+  }
   return p;
 }
 

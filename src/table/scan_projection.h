@@ -7,6 +7,7 @@
 
 #include "lancet/array.h"
 #include "lancet/result.h"
+#include "table/row_meta.h"
 
 namespace lancet::table {
 
@@ -17,9 +18,12 @@ struct ScanProjection {
   /// Per output field: its index in read_schema, and whether it is that field whole.
   std::vector<int> top_index;
   std::vector<bool> whole;
-  bool row_id = false;
-  bool row_addr = false;
-  /// `fields`, then _rowid and _rowaddr when asked for.
+  /// Meta columns (computed, not read), each once.
+  std::vector<RowMeta> meta;
+  /// Per output column: its index in `fields` (>= 0), or -1 - its index in `meta`.
+  /// Listed meta columns keep their place, as the reference's projection does; the
+  /// with_row_id/with_row_addr flags add theirs at the end.
+  std::vector<int> order;
   Schema schema;
 };
 

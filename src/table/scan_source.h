@@ -11,6 +11,7 @@
 
 #include "lancet/array.h"
 #include "lancet/result.h"
+#include "table/row_meta.h"
 
 namespace lancet::table {
 
@@ -29,6 +30,17 @@ class ScanSource {
                                             std::span<const uint64_t> offsets) const = 0;
   /// The row ids of `offsets` (their addresses without stable row ids).
   virtual std::vector<uint64_t> FragmentRowIds(size_t frag_idx, std::span<const uint64_t> offsets) const = 0;
+  /// Whether rows carry stable ids and lineage versions.
+  virtual bool HasStableRowIds() const = 0;
+  /// The created_at or last_updated versions (`which`) of `offsets`. REQUIRES:
+  /// HasStableRowIds(). Corruption or NotSupported naming the fragment when its
+  /// sequence is unreadable or stored outside the manifest.
+  virtual Result<std::vector<uint64_t>> FragmentRowVersions(size_t frag_idx, RowMeta which,
+                                                            std::span<const uint64_t> offsets) const = 0;
 };
+
+/// Meta column `meta` of `offsets` of fragment `frag_idx` (whose id is `frag_id`).
+Result<Array> ComputeRowMeta(const ScanSource& source, size_t frag_idx, uint64_t frag_id, RowMeta meta,
+                             std::span<const uint64_t> offsets);
 
 }  // namespace lancet::table

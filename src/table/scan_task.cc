@@ -7,15 +7,6 @@
 namespace lancet::table {
 namespace {
 
-Array RowKeyArray(const std::vector<uint64_t>& values) {
-  Array a;
-  a.type = MakeType(TypeId::kUInt64);
-  a.length = static_cast<int64_t>(values.size());
-  a.buffers = {nullptr, Buffer::Copy(std::string_view(reinterpret_cast<const char*>(values.data()),
-                                                      values.size() * sizeof(uint64_t)))};
-  return a;
-}
-
 // Narrow fixed-width values sit thousands to a mini-block chunk, so a selective
 // filter's survivors still touch nearly every chunk: taking them row by row saves no
 // bytes and costs a decode per row. Wider values (embeddings, strings, lists) are where
@@ -73,6 +64,26 @@ Result<std::vector<Array>> ReadScanColumns(const ScanContext& ctx, size_t frag_i
 
 }  // namespace
 
+Result<Array> ComputeRowMeta(const ScanSource& source, size_t frag_idx, uint64_t frag_id, RowMeta meta,
+                             std::span<const uint64_t> offsets) {
+  switch (meta) {
+    case RowMeta::kRowId:
+      return UInt64Array(source.FragmentRowIds(frag_idx, offsets));
+    case RowMeta::kRowAddr: {
+      std::vector<uint64_t> addrs;
+      addrs.reserve(offsets.size());
+      for (uint64_t o : offsets) addrs.push_back((frag_id << 32) | o);
+      return UInt64Array(addrs);
+    }
+    case RowMeta::kCreatedAt:
+    case RowMeta::kLastUpdated: {
+      ASSIGN_OR_RETURN(std::vector<uint64_t> versions, source.FragmentRowVersions(frag_idx, meta, offsets));
+      return UInt64Array(versions);
+    }
+  }
+  return Status::Internal("unknown row meta column");
+}
+
 Result<ScanContext> MakeScanContext(const Dataset& dataset, const ScanSource& source, const ScanOptions& options) {
   ScanContext ctx;
   ctx.dataset = &dataset;
@@ -80,14 +91,32 @@ Result<ScanContext> MakeScanContext(const Dataset& dataset, const ScanSource& so
   ASSIGN_OR_RETURN(ctx.projection, PlanProjection(dataset.read_schema(), options.columns, options.with_row_id,
                                                   options.with_row_addr, dataset.uri()));
   ctx.reuse.assign(ctx.projection.fields.size(), -1);
+  auto check_lineage = [&](RowMeta m) -> Status {
+    if (IsLineage(m) && !source.HasStableRowIds()) return NoLineageError(dataset.uri(), m);
+    return Status::OK();
+  };
+  for (RowMeta m : ctx.projection.meta) RETURN_IF_ERROR(check_lineage(m));
   if (options.filter.empty()) return ctx;
-  auto bound = expr::Filter::Bind(options.filter, dataset.read_schema());
+  // The filter may name meta columns too, unless a data column has the same name.
+  Schema bind_schema = dataset.read_schema();
+  for (RowMeta m : {RowMeta::kRowId, RowMeta::kRowAddr, RowMeta::kCreatedAt, RowMeta::kLastUpdated}) {
+    if (bind_schema.FieldIndex(RowMetaName(m)) < 0) bind_schema.fields.push_back(RowMetaField(m));
+  }
+  auto bound = expr::Filter::Bind(options.filter, bind_schema);
   if (!bound.ok()) return bound.status().WithContext(dataset.uri());
   for (const std::string& name : bound->columns()) {
     int idx = dataset.read_schema().FieldIndex(name);
-    if (idx < 0) return Status::Internal(dataset.uri() + ": the filter reads an unknown column '" + name + "'");
     int filter_idx = static_cast<int>(ctx.filter_schema.fields.size());
+    if (idx < 0) {
+      std::optional<RowMeta> m = RowMetaFromName(name);
+      if (!m) return Status::Internal(dataset.uri() + ": the filter reads an unknown column '" + name + "'");
+      RETURN_IF_ERROR(check_lineage(*m));
+      ctx.filter_schema.fields.push_back(RowMetaField(*m));
+      ctx.filter_meta.push_back(m);
+      continue;
+    }
     ctx.filter_schema.fields.push_back(dataset.read_schema().fields[static_cast<size_t>(idx)]);
+    ctx.filter_meta.push_back(std::nullopt);
     for (size_t i = 0; i < ctx.projection.fields.size(); ++i) {
       if (ctx.projection.whole[i] && ctx.projection.top_index[i] == idx) ctx.reuse[i] = filter_idx;
     }
@@ -104,10 +133,25 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
   std::vector<uint64_t> survivors;
   std::vector<Array> filter_cols;
   std::vector<int64_t> survivor_idx;  // positions of the survivors among task.offsets
+  const uint64_t frag_id = ctx.dataset->fragments()[task.frag_idx].id;
   if (ctx.filter) {
     std::vector<const Field*> fields;
-    for (const Field& f : ctx.filter_schema.fields) fields.push_back(&f);
-    ASSIGN_OR_RETURN(filter_cols, ReadScanColumns(ctx, task.frag_idx, fields, task.offsets));
+    for (size_t i = 0; i < ctx.filter_schema.fields.size(); ++i) {
+      if (!ctx.filter_meta[i]) fields.push_back(&ctx.filter_schema.fields[i]);
+    }
+    std::vector<Array> read_cols;
+    if (!fields.empty()) {
+      ASSIGN_OR_RETURN(read_cols, ReadScanColumns(ctx, task.frag_idx, fields, task.offsets));
+    }
+    for (size_t i = 0, r = 0; i < ctx.filter_schema.fields.size(); ++i) {
+      if (!ctx.filter_meta[i]) {
+        filter_cols.push_back(std::move(read_cols[r++]));
+        continue;
+      }
+      ASSIGN_OR_RETURN(Array meta, ComputeRowMeta(*ctx.source, task.frag_idx, frag_id, *ctx.filter_meta[i],
+                                                  task.offsets));
+      filter_cols.push_back(std::move(meta));
+    }
     RecordBatch probe;
     probe.schema = ctx.filter_schema;
     probe.num_rows = static_cast<int64_t>(task.offsets.size());
@@ -131,27 +175,30 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
   if (!rest.empty()) {
     ASSIGN_OR_RETURN(read, ReadScanColumns(ctx, task.frag_idx, rest, *rows));
   }
+  std::vector<Array> data;
+  data.reserve(proj.fields.size());
   size_t next_read = 0;
   for (size_t i = 0; i < proj.fields.size(); ++i) {
     if (ctx.reuse[i] < 0) {
-      out.columns.push_back(std::move(read[next_read++]));
+      data.push_back(std::move(read[next_read++]));
       continue;
     }
     const Array& col = filter_cols[static_cast<size_t>(ctx.reuse[i])];
     if (all_pass) {
-      out.columns.push_back(col);
+      data.push_back(col);
     } else {
       ASSIGN_OR_RETURN(Array taken, TakeRows(col, survivor_idx));
-      out.columns.push_back(std::move(taken));
+      data.push_back(std::move(taken));
     }
   }
-  if (proj.row_id) out.columns.push_back(RowKeyArray(ctx.source->FragmentRowIds(task.frag_idx, *rows)));
-  if (proj.row_addr) {
-    const uint64_t frag_id = ctx.dataset->fragments()[task.frag_idx].id;
-    std::vector<uint64_t> addrs;
-    addrs.reserve(rows->size());
-    for (uint64_t o : *rows) addrs.push_back((frag_id << 32) | o);
-    out.columns.push_back(RowKeyArray(addrs));
+  for (int slot : proj.order) {
+    if (slot >= 0) {
+      out.columns.push_back(std::move(data[static_cast<size_t>(slot)]));
+      continue;
+    }
+    ASSIGN_OR_RETURN(Array meta,
+                     ComputeRowMeta(*ctx.source, task.frag_idx, frag_id, proj.meta[static_cast<size_t>(-1 - slot)], *rows));
+    out.columns.push_back(std::move(meta));
   }
   return out;
 }

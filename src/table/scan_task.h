@@ -21,6 +21,8 @@ struct ScanContext {
   std::optional<expr::Filter> filter;
   /// The whole top-level fields the filter reads, as a schema to evaluate it on.
   Schema filter_schema;
+  /// Per filter_schema field: the meta column it is (computed, not read), if one.
+  std::vector<std::optional<RowMeta>> filter_meta;
   /// Per projection field: its index in filter_schema when the filter reads it whole
   /// (then it is not read twice), else -1.
   std::vector<int> reuse;

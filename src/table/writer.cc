@@ -17,6 +17,7 @@
 #include "table/blob_input.h"
 #include "table/blob_sink.h"
 #include "table/commit.h"
+#include "table/compaction_row_ids.h"
 #include "table/deletion.h"
 #include "table/deletion_writer.h"
 #include "table/manifest.h"
@@ -209,8 +210,10 @@ Result<std::vector<DataFragment>> WriteFragments(const std::shared_ptr<io::Objec
 }
 
 // Gives `frags` ids after everything `base` ever used, and stable row ids from
-// next_row_id when the table has them; updates `m`'s counters.
-void AssignIds(const Manifest* base, std::vector<DataFragment>* frags, Manifest* m) {
+// next_row_id when the table has them; updates `m`'s counters. With stable row ids the
+// rows are also stamped created and last updated at `version`, the one this attempt
+// commits (a retry re-stamps), as the reference's commit does (lineage-notes §2.2).
+void AssignIds(const Manifest* base, uint64_t version, std::vector<DataFragment>* frags, Manifest* m) {
   std::optional<uint64_t> max = base ? MaxFragmentId(*base) : std::nullopt;
   uint64_t next = max ? *max + 1 : 0;
   bool stable = (m->reader_feature_flags() & kFlagStableRowIds) != 0;
@@ -224,6 +227,8 @@ void AssignIds(const Manifest* base, std::vector<DataFragment>* frags, Manifest*
       range->set_end(next_row_id + f.physical_rows());
       next_row_id += f.physical_rows();
       f.set_inline_row_ids(seq.SerializeAsString());
+      f.set_inline_created_at_versions(EncodeConstantRowVersions(f.physical_rows(), version));
+      f.set_inline_last_updated_at_versions(f.inline_created_at_versions());
     }
   }
   if (stable) m->set_next_row_id(next_row_id);
@@ -415,13 +420,16 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
       }
       m = *base.latest;
       ASSIGN_OR_RETURN(prep.index_section, ReadIndexSection(*store, base.latest_path, *base.latest));
-      AssignIds(&*base.latest, &new_frags, &m);
+      AssignIds(&*base.latest, base.latest_version + 1, &new_frags, &m);
       for (DataFragment& f : new_frags) {
         *m.add_fragments() = f;
         DataFragment* t = prep.transaction.mutable_append()->add_fragments();
         *t = f;
-        // Append transactions carry fragments before ids are given (notes §5.2).
+        // Append transactions carry fragments before ids and versions are given (notes
+        // §5.2, lineage-notes §0.7).
         t->clear_id();
+        t->clear_inline_created_at_versions();
+        t->clear_inline_last_updated_at_versions();
       }
       return prep;
     }
@@ -461,11 +469,14 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
       if (auto max = MaxFragmentId(*base.latest)) m.set_max_fragment_id(static_cast<uint32_t>(*max));
       if (params.enable_stable_row_ids) m.set_next_row_id(base.latest->next_row_id());
     }
-    AssignIds(base.latest ? &*base.latest : nullptr, &new_frags, &m);
+    AssignIds(base.latest ? &*base.latest : nullptr, base.latest_version + 1, &new_frags, &m);
     auto* ow = prep.transaction.mutable_overwrite();
     for (const DataFragment& f : new_frags) {
       *m.add_fragments() = f;
-      *ow->add_fragments() = f;
+      DataFragment* t = ow->add_fragments();
+      *t = f;
+      t->clear_inline_created_at_versions();
+      t->clear_inline_last_updated_at_versions();
     }
     *ow->mutable_schema() = m.fields();
     *ow->mutable_schema_metadata() = m.schema_metadata();

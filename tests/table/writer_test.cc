@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -335,6 +336,33 @@ TEST_P(WriterTest, AppendsRacingToCreateBothLand) {
   EXPECT_TRUE(lost.status().IsCommitConflict()) << lost.status().ToString();
   ASSERT_OK_AND_ASSIGN(txns, inner2->List(root_ + "/_transactions"));
   EXPECT_EQ(txns.size(), 1u);
+}
+
+TEST_P(WriterTest, RetriedAppendStampsTheVersionItCommits) {
+  WriteParams p;
+  p.enable_stable_row_ids = true;
+  ASSERT_OK(WriteDataset(store_, root_, RowSchema(), {MakeRows(0, 4)}, p).status());
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  auto inner = store_;
+  auto racing = std::make_shared<RacingStore>(inner, [&] {
+    ASSERT_OK(WriteDataset(inner, root_, RowSchema(), {MakeRows(4, 2)}, append).status());
+  });
+  ASSERT_OK_AND_ASSIGN(uint64_t v, WriteDataset(racing, root_, RowSchema(), {MakeRows(6, 3)}, append));
+  ASSERT_EQ(v, 3u);  // lost version 2 to the hook's append, retried
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(inner, root_));
+  ScanOptions opts;
+  opts.columns = {"id", "_row_created_at_version", "_row_last_updated_at_version"};
+  ASSERT_OK_AND_ASSIGN(auto batches, ds->Scan(opts));
+  std::map<int64_t, uint64_t> created;
+  for (const auto& b : batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      created[b.columns[0].values<int64_t>()[i]] = b.columns[1].values<uint64_t>()[i];
+      EXPECT_EQ(b.columns[1].values<uint64_t>()[i], b.columns[2].values<uint64_t>()[i]);
+    }
+  }
+  ASSERT_EQ(created.size(), 9u);
+  for (const auto& [id, version] : created) EXPECT_EQ(version, id < 4 ? 1u : id < 6 ? 2u : 3u) << id;
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, WriterTest,

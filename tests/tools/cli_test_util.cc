@@ -35,7 +35,8 @@ int RunLancet(const std::vector<std::string>& args) {
                                    AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
                                    AddCompactCommand(app), AddCleanupCommand(app), AddBlobCommand(app),
                                    AddIngestCommand(app),  AddExtractCommand(app), AddTakeCommand(app),
-                                   AddCountCommand(app),   AddUpdateCommand(app),  AddMergeCommand(app)};
+                                   AddCountCommand(app),   AddUpdateCommand(app),  AddMergeCommand(app),
+                                    AddDiffCommand(app)};
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);

@@ -32,7 +32,7 @@ int RunMain(int argc, char** argv) {
       AddDeleteCommand(app),      AddTagCommand(app),          AddRestoreCommand(app),      AddAddColumnsCommand(app),
       AddCompactCommand(app),     AddCleanupCommand(app),      AddExtractCommand(app),      AddExtractFrameCommand(app),
       AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app), AddCountCommand(app),
-      AddUpdateCommand(app),      AddMergeCommand(app)};
+      AddUpdateCommand(app),      AddMergeCommand(app),       AddDiffCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -19,7 +19,8 @@ struct RowOutputOptions {
 
   void AddOptions(CLI::App& app) {
     app.add_option("--columns,-c", columns,
-                   "Comma-separated columns (default: all); scan also takes nested paths a.b.c, _rowid, _rowaddr");
+                   "Comma-separated columns (default: all), nested paths a.b.c, and _rowid, _rowaddr, "
+                   "_row_created_at_version, _row_last_updated_at_version");
     app.add_option("--format,-f", format, "Output format")->capture_default_str()->check(CLI::IsMember({"table", "json", "csv"}));
     app.add_option("--max-width", max_width, "Table cells are cut to this many characters")
         ->capture_default_str()
@@ -44,12 +45,15 @@ std::vector<std::string> HeaderFor(const Schema& schema, const std::vector<std::
   return names;
 }
 
-// Like CheckColumns, for what a scan takes besides top-level names: the row columns and
-// nested paths (whose top-level part is checked here, their members by the scan).
+// Like CheckColumns, for what scan and take accept besides top-level names: the row
+// meta columns and nested paths (whose top-level part is checked here, their members by the scan).
 Status CheckScanColumns(const Schema& schema, const std::vector<std::string>& columns) {
   std::vector<std::string> tops;
   for (const std::string& c : columns) {
-    if (c == "_rowid" || c == "_rowaddr" || schema.FieldIndex(c) >= 0) continue;
+    if (c == "_rowid" || c == "_rowaddr" || c == "_row_created_at_version" || c == "_row_last_updated_at_version" ||
+        schema.FieldIndex(c) >= 0) {
+      continue;
+    }
     tops.push_back(c.substr(0, c.find('.')));
   }
   return CheckColumns(schema, tops);
@@ -133,7 +137,9 @@ struct TakeState {
     auto ds = OpenDataset(dataset, selector);
     if (!ds.ok()) return ReportError(ds.status());
     const auto columns = SplitList(output.columns);
-    if (Status st = CheckColumns((*ds)->schema(), columns); !st.ok()) return ReportUsage(dataset + ": " + st.message());
+    if (Status st = CheckScanColumns((*ds)->schema(), columns); !st.ok()) {
+      return ReportUsage(dataset + ": " + st.message());
+    }
     auto batch = addresses ? (*ds)->TakeRowAddresses(*ids, columns) : (*ds)->TakeRowIds(*ids, columns);
     if (!batch.ok()) {
       if (IsUserError(batch.status())) return ReportUsage(dataset + ": " + batch.status().message());

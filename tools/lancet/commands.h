@@ -27,6 +27,8 @@ Command AddUpdateCommand(CLI::App& root);
 /// `tag DATASET create|delete|list`.
 Command AddTagCommand(CLI::App& root);
 Command AddRestoreCommand(CLI::App& root);
+/// `diff DATASET FROM TO`: change records between two versions.
+Command AddDiffCommand(CLI::App& root);
 Command AddAddColumnsCommand(CLI::App& root);
 Command AddCompactCommand(CLI::App& root);
 Command AddCleanupCommand(CLI::App& root);
