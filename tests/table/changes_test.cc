@@ -12,6 +12,8 @@
 #include "lancet/table/compaction.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/evolution.h"
+#include "lancet/table/merge_insert.h"
+#include "lancet/table/update.h"
 #include "lancet/table/write.h"
 #include "table/table_test_util.h"
 #include "util/array_builder.h"
@@ -146,8 +148,8 @@ struct History {
   std::unique_ptr<Dataset> Latest() { return *Dataset::Open(store, kRoot); }
 };
 
-// The operations a random history draws from; Update and MergeInsert join the list
-// once they exist (each returns the committed version or an error).
+// The operations a random history draws from (each returns the committed version or
+// an error).
 struct HistoryOp {
   const char* name;
   std::function<Result<uint64_t>(History&)> run;
@@ -203,6 +205,37 @@ std::vector<HistoryOp> BaseOps() {
        [](History& h) {
          std::string name = "extra" + std::to_string(h.extra_columns++);
          return AddNullColumns(*h.Latest(), {MakeField(name, MakeType(TypeId::kInt32), true)});
+       }},
+      {"update",
+       [](History& h) -> Result<uint64_t> {
+         int64_t m = static_cast<int64_t>(h.rng() % 3 + 2), k = static_cast<int64_t>(h.rng() % 2);
+         ASSIGN_OR_RETURN(UpdateResult r, Update(*h.Latest(), "id % " + std::to_string(m) + " = " + std::to_string(k),
+                                                 {{"x", "x + 1"}, {"name", "'u'"}}));
+         return r.version;
+       }},
+      {"merge",
+       [](History& h) -> Result<uint64_t> {
+         // Upserts a few existing ids (deleted ones come back as inserts) and a few new
+         // ones, with a partial schema once extra columns exist.
+         std::vector<int64_t> ids;
+         const int64_t first = h.next_id > 3 ? static_cast<int64_t>(h.rng() % static_cast<uint64_t>(h.next_id - 3)) : 0;
+         for (int64_t i = first; i < std::min(first + 3, h.next_id); ++i) ids.push_back(i);
+         const int64_t fresh = static_cast<int64_t>(h.rng() % 3);
+         for (int64_t i = 0; i < fresh; ++i) ids.push_back(h.next_id++);
+         std::vector<double> xs;
+         std::vector<std::optional<std::string>> names;
+         for (int64_t id : ids) {
+           xs.push_back(static_cast<double>(id) + 0.25);
+           names.push_back("m" + std::to_string(id));
+         }
+         ASSIGN_OR_RETURN(Array id_col, ArrayFromVector(MakeType(TypeId::kInt64), ids));
+         ASSIGN_OR_RETURN(Array x_col, ArrayFromVector(MakeType(TypeId::kFloat64), xs));
+         ASSIGN_OR_RETURN(RecordBatch src, MakeRecordBatch({"id", "name", "x"}, {id_col, StringArray(names), x_col}));
+         auto reader = MakeBatchVectorReader(src.schema, {src});
+         MergeInsertOptions o;
+         o.on = {"id"};
+         ASSIGN_OR_RETURN(MergeInsertResult r, MergeInsert(*h.Latest(), *reader, o));
+         return r.version;
        }},
   };
 }
