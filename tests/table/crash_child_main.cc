@@ -1,8 +1,9 @@
 // A writer for crash_test and concurrency_test, run as its own process.
 //
 //   crash_child crash DIR SEED
-//     Runs the CrashWorkload of SEED against DIR until killed; after each
-//     commit returns, prints "<version> <rows>" on stdout (flushed).
+//     Runs the CrashWorkload of SEED (appends, deletes, updates, merge_inserts) against
+//     DIR until killed; after each commit returns, prints "<version> <rows>" on stdout
+//     (flushed).
 //   crash_child append DIR WRITER COUNT
 //     COUNT appends of 3 rows each to DIR (created if absent), ids
 //     WRITER * 1000000 + i * 3 + {0, 1, 2}; prints each committed version on
@@ -27,6 +28,7 @@
 #include <string>
 
 #include "lancet/table/compaction.h"
+#include "lancet/table/merge_insert.h"
 #include "lancet/table/update.h"
 #include "lancet/table/write.h"
 #include "table/crash_workload.h"
@@ -67,6 +69,18 @@ int RunCrashWorkload(const std::string& dir, uint64_t seed) {
       if (op.update) {
         auto updated = Update(**ds, op.Predicate(), {{"payload", "'u" + std::to_string(version) + "'"}});
         committed = updated.ok() ? Result<uint64_t>(updated->version) : Result<uint64_t>(updated.status());
+      } else if (op.merge) {
+        std::vector<std::optional<std::string>> payload(op.upsert.size(), "u" + std::to_string(version));
+        auto ids = ArrayFromVector(MakeType(TypeId::kInt64), op.upsert);
+        if (!ids.ok()) return Fail("merge source", ids.status());
+        auto src = MakeRecordBatch({"id", "payload"}, {*ids, StringArray(payload)});
+        if (!src.ok()) return Fail("merge source", src.status());
+        auto reader = MakeBatchVectorReader(src->schema, {*src});
+        MergeInsertOptions merge;
+        merge.on = {"id"};
+        merge.max_rows_per_file = 16;
+        auto merged = MergeInsert(**ds, *reader, merge);
+        committed = merged.ok() ? Result<uint64_t>(merged->version) : Result<uint64_t>(merged.status());
       } else {
         committed = DeleteWhere(**ds, op.Predicate());
       }

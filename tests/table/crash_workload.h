@@ -10,19 +10,22 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace lancet::table::testing {
 
 struct CrashOp {
   bool append = true;
   bool update = false;  // when not an append: update the rows instead of deleting them
+  bool merge = false;   // or merge_insert `upsert` (rows in [lo, hi) and new ids) by id
   int64_t lo = 0,
-          hi = 0;  // append: ids [lo, hi); delete, update: rows with lo <= id < hi
+          hi = 0;  // append: ids [lo, hi); delete, update, merge: rows with lo <= id < hi
+  std::vector<int64_t> upsert;  // merge: the source's ids, ascending
   std::string Predicate() const { return "id >= " + std::to_string(lo) + " AND id < " + std::to_string(hi); }
 };
 
 /// The payload the workload writes for row `id`: its original one, or after an update
-/// at `version` "u<version>".
+/// or a merge at `version` "u<version>".
 inline std::optional<std::string> CrashPayload(int64_t id, uint64_t updated_at) {
   if (updated_at > 0) return "u" + std::to_string(updated_at);
   if (id % 11 == 0) return std::nullopt;
@@ -34,8 +37,8 @@ class CrashWorkload {
   explicit CrashWorkload(uint64_t seed) : rng_(seed) {}
 
   /// The operation that makes the next version (the first one creates the table), applied
-  /// to ids(). A delete or update always matches at least one row, so every operation
-  /// makes exactly one version.
+  /// to ids(). A delete, update or merge always matches at least one row, so every
+  /// operation makes exactly one version.
   CrashOp Next() {
     CrashOp op;
     ++version_;
@@ -51,9 +54,18 @@ class CrashWorkload {
       std::advance(it, static_cast<std::ptrdiff_t>(rng_() % ids_.size()));
       op.lo = *it;
       op.hi = op.lo + 1 + static_cast<int64_t>(rng_() % 20);
-      op.update = pick % 2 == 0;
+      const uint64_t kind = rng_() % 3;
+      op.update = kind == 0;
+      op.merge = kind == 2;
       if (op.update) {
         for (auto id = ids_.lower_bound(op.lo); id != ids_.lower_bound(op.hi); ++id) updated_at_[*id] = version_;
+      } else if (op.merge) {
+        for (auto id = ids_.lower_bound(op.lo); id != ids_.lower_bound(op.hi); ++id) op.upsert.push_back(*id);
+        for (int64_t k = 0, fresh = 1 + static_cast<int64_t>(rng_() % 5); k < fresh; ++k) op.upsert.push_back(next_id_++);
+        for (int64_t id : op.upsert) {
+          ids_.insert(id);
+          updated_at_[id] = version_;
+        }
       } else {
         ids_.erase(ids_.lower_bound(op.lo), ids_.lower_bound(op.hi));
       }
