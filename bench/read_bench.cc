@@ -10,13 +10,13 @@
 // dataset, every column) also prints its bytes read against the unfiltered scan's.
 // Rows are chosen with the same recipe
 // (Rand(seed, "bench/take").u32() % rows, repeats skipped), so both take the same rows.
+#include <sys/resource.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <set>
-#include <sys/resource.h>
 #include <string>
 #include <vector>
 
@@ -57,7 +57,8 @@ void Die(const lancet::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]\n";
+    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] "
+                 "[--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -68,12 +69,18 @@ int main(int argc, char** argv) {
   std::string where = "value > 990";
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--ref") ref_path = argv[i + 1];
-    else if (k == "--count") count = std::stoul(argv[i + 1]);
-    else if (k == "--seed") seed = std::stoull(argv[i + 1]);
-    else if (k == "--reps") reps = std::stoi(argv[i + 1]);
-    else if (k == "--only") only = argv[i + 1];
-    else if (k == "--where") where = argv[i + 1];
+    if (k == "--ref")
+      ref_path = argv[i + 1];
+    else if (k == "--count")
+      count = std::stoul(argv[i + 1]);
+    else if (k == "--seed")
+      seed = std::stoull(argv[i + 1]);
+    else if (k == "--reps")
+      reps = std::stoi(argv[i + 1]);
+    else if (k == "--only")
+      only = argv[i + 1];
+    else if (k == "--where")
+      where = argv[i + 1];
   }
 
   auto opened = Dataset::Open(path);
@@ -142,26 +149,34 @@ int main(int argc, char** argv) {
     if (static_cast<size_t>(r->num_rows) != count) Die(lancet::Status::Internal("take returned wrong row count"));
   });
   auto after = ds->store()->stats().Snapshot();
-  // Where a take's time goes: the same rows, one column at a time (for profiling).
+  auto cpu_ms = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+  };
+  // Where a take's time goes: the same rows, one column at a time, with CPU time per
+  // take as for scan-columns (for profiling).
   if (only == "take-columns" || only.starts_with("take-column=")) {
+    double total_cpu = 0;
     for (const auto& f : ds->read_schema().fields) {
       if (only.starts_with("take-column=") && only.substr(12) != f.name) continue;
-      auto t = Time(1, reps, [&] {
+      auto one = [&] {
         auto r = ds->TakeRowAddresses(addrs, {f.name});
         if (!r.ok()) Die(r.status());
-      });
-      std::printf("take %zu rows of %-12s %8.2f ms\n", count, f.name.c_str(), Median(t));
+      };
+      one();
+      double c0 = cpu_ms();
+      auto t = Time(0, reps, one);
+      double cpu = (cpu_ms() - c0) / reps;
+      total_cpu += cpu;
+      std::printf("take %zu rows of %-12s %8.2f ms wall %8.2f ms cpu\n", count, f.name.c_str(), Median(t), cpu);
     }
+    std::printf("cpu total %.2f ms\n", total_cpu);
     return 0;
   }
   // Where a scan's time goes: each column alone, with the process's CPU time per scan,
   // which a loaded machine inflates far less than wall time (for profiling).
   if (only == "scan-columns" || only.starts_with("scan-column=")) {
-    auto cpu_ms = [] {
-      rusage u{};
-      getrusage(RUSAGE_SELF, &u);
-      return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-    };
     double total_cpu = 0;
     for (const auto& f : ds->read_schema().fields) {
       if (only.starts_with("scan-column=") && only.substr(12) != f.name) continue;
@@ -178,8 +193,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   size_t ncols = ds->read_schema().fields.size();
-  double requests_per_value =
-      double(after.read_requests - before.read_requests) / (reps + 1) / double(count * ncols);
+  double requests_per_value = double(after.read_requests - before.read_requests) / (reps + 1) / double(count * ncols);
 
   out["lancet"] = {{"scan_ms", Median(scan_all)},
                    {"scan_id_value_ms", Median(scan_two)},

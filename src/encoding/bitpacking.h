@@ -29,6 +29,12 @@ void FastLanesPack(std::span<const T> in, uint32_t width, std::span<T> out);
 template <typename T>
 void FastLanesUnpack(std::span<const T> in, uint32_t width, std::span<T> out);
 
+/// Value `index` (< 1024) of a block FastLanesPack packed at `width` bits, read straight
+/// from its FastLanesWords<T>(width) words at `packed` (any alignment): a take of one
+/// value costs one or two word loads instead of unpacking the block.
+template <typename T>
+T FastLanesGet(const uint8_t* packed, uint32_t width, uint32_t index);
+
 /// Smallest width that holds every value (0 for all zeros).
 template <typename T>
 uint32_t RequiredBitWidth(std::span<const T> values);

@@ -47,20 +47,34 @@ Result<BufferPtr> CopyToBuffer(std::span<const uint8_t> bytes) {
 std::string EncodingName(const pb::CompressiveEncoding& encoding) {
   using C = pb::CompressiveEncoding;
   switch (encoding.compression_case()) {
-    case C::kFlat: return "Flat";
-    case C::kVariable: return "Variable";
-    case C::kConstant: return "Constant";
-    case C::kOutOfLineBitpacking: return "OutOfLineBitpacking";
-    case C::kInlineBitpacking: return "InlineBitpacking";
-    case C::kFsst: return "Fsst";
-    case C::kDictionary: return "Dictionary";
-    case C::kRle: return "Rle";
-    case C::kByteStreamSplit: return "ByteStreamSplit";
-    case C::kGeneral: return "General";
-    case C::kFixedSizeList: return "FixedSizeList";
-    case C::kPackedStruct: return "PackedStruct";
-    case C::kVariablePackedStruct: return "VariablePackedStruct";
-    case C::COMPRESSION_NOT_SET: break;
+    case C::kFlat:
+      return "Flat";
+    case C::kVariable:
+      return "Variable";
+    case C::kConstant:
+      return "Constant";
+    case C::kOutOfLineBitpacking:
+      return "OutOfLineBitpacking";
+    case C::kInlineBitpacking:
+      return "InlineBitpacking";
+    case C::kFsst:
+      return "Fsst";
+    case C::kDictionary:
+      return "Dictionary";
+    case C::kRle:
+      return "Rle";
+    case C::kByteStreamSplit:
+      return "ByteStreamSplit";
+    case C::kGeneral:
+      return "General";
+    case C::kFixedSizeList:
+      return "FixedSizeList";
+    case C::kPackedStruct:
+      return "PackedStruct";
+    case C::kVariablePackedStruct:
+      return "VariablePackedStruct";
+    case C::COMPRESSION_NOT_SET:
+      break;
   }
   // Newer writers add oneof members (Range = 14, Delta = 15) that land in the unknown
   // fields; naming them makes the NotSupported message actionable.
@@ -99,6 +113,16 @@ Result<DataBlock> DecodeOwnedValues(const pb::CompressiveEncoding& inner, const 
 
 }  // namespace
 
+namespace {
+
+/// The values `wanted` names of a block decoded in full (all when empty).
+Result<DataBlock> Pick(Result<DataBlock> all, std::span<const uint32_t> wanted) {
+  if (wanted.empty() || !all.ok()) return all;
+  return SelectValues(*all, wanted);
+}
+
+}  // namespace
+
 Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, std::span<const BufferPtr> buffers,
                                        uint64_t num_values, std::span<const uint32_t> wanted) {
   using C = pb::CompressiveEncoding;
@@ -111,79 +135,89 @@ Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, 
   switch (encoding.compression_case()) {
     case C::kFlat:
       RETURN_IF_ERROR(need(1));
-      return DecodeFlat(encoding.flat(), buffers[0], num_values);
+      return Pick(DecodeFlat(encoding.flat(), buffers[0], num_values), wanted);
     case C::kVariable:
       RETURN_IF_ERROR(need(1));
-      return DecodeVariableChunk(encoding.variable(), buffers[0], num_values);
+      return Pick(DecodeVariableChunk(encoding.variable(), buffers[0], num_values, wanted), wanted);
     case C::kInlineBitpacking:
       RETURN_IF_ERROR(need(1));
-      return DecodeInlineBitpackingChunk(encoding.inline_bitpacking(), buffers[0], num_values);
+      return DecodeInlineBitpackingChunk(encoding.inline_bitpacking(), buffers[0], num_values, wanted);
     case C::kFsst: {
       // The page's strings were FSST-compressed as a whole and then chunked, so the
-      // chunk decodes to compressed strings first.
-      ASSIGN_OR_RETURN(DataBlock compressed, DecodeMiniBlockChunk(encoding.fsst().values(), buffers, num_values));
+      // chunk decodes to compressed strings first, all of them (FSST indexes them by
+      // position) but with only the wanted ones checked when they are plain Variable.
+      const auto& inner = encoding.fsst().values();
+      DataBlock compressed;
+      if (inner.has_variable() && !wanted.empty()) {
+        RETURN_IF_ERROR(need(1));
+        ASSIGN_OR_RETURN(compressed, DecodeVariableChunk(inner.variable(), buffers[0], num_values, wanted));
+      } else {
+        ASSIGN_OR_RETURN(compressed, DecodeMiniBlockChunk(inner, buffers, num_values));
+      }
       const std::string& table = encoding.fsst().symbol_table();
       return FsstDecompress({reinterpret_cast<const uint8_t*>(table.data()), table.size()}, compressed, wanted);
     }
     case C::kRle:
       RETURN_IF_ERROR(need(2));
-      return DecodeRleChunk(encoding.rle(), buffers[0], buffers[1], num_values);
+      return Pick(DecodeRleChunk(encoding.rle(), buffers[0], buffers[1], num_values), wanted);
     case C::kGeneral: {
       // Only the chunk's first buffer is compressed; the others pass through.
       RETURN_IF_ERROR(need(1));
       if (!encoding.general().has_values()) return Corrupt("General: missing inner encoding");
-      ASSIGN_OR_RETURN(BufferPtr first, GeneralDecompress(encoding.general().compression(), OrEmpty(buffers[0])->span()));
+      ASSIGN_OR_RETURN(BufferPtr first,
+                       GeneralDecompress(encoding.general().compression(), OrEmpty(buffers[0])->span()));
       std::vector<BufferPtr> inner(buffers.begin(), buffers.end());
       inner[0] = std::move(first);
       return DecodeMiniBlockChunk(encoding.general().values(), inner, num_values, wanted);
     }
     case C::kFixedSizeList:
-      return DecodeFixedSizeListChunk(encoding.fixed_size_list(), buffers, num_values);
+      return Pick(DecodeFixedSizeListChunk(encoding.fixed_size_list(), buffers, num_values), wanted);
     case C::kPackedStruct:
       RETURN_IF_ERROR(need(1));
-      return DecodePackedStruct(encoding.packed_struct(), buffers[0], num_values);
+      return Pick(DecodePackedStruct(encoding.packed_struct(), buffers[0], num_values), wanted);
     case C::kByteStreamSplit:
       RETURN_IF_ERROR(need(1));
-      return DecodeByteStreamSplit(encoding.byte_stream_split(), buffers[0], num_values);
+      return Pick(DecodeByteStreamSplit(encoding.byte_stream_split(), buffers[0], num_values), wanted);
     case C::kConstant:
-      return DecodeConstant(encoding.constant(), num_values);
+      return Pick(DecodeConstant(encoding.constant(), num_values), wanted);
     default:
       return Unsupported(encoding, "in a mini-block chunk");
   }
 }
 
-Result<DataBlock> DecodeBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t num_values) {
+Result<DataBlock> DecodeBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t num_values,
+                              std::span<const uint32_t> wanted) {
   using C = pb::CompressiveEncoding;
   bytes = OrEmpty(bytes);
   switch (encoding.compression_case()) {
     case C::kFlat:
-      return DecodeFlat(encoding.flat(), bytes, num_values);
+      return Pick(DecodeFlat(encoding.flat(), bytes, num_values), wanted);
     case C::kVariable:
-      return DecodeVariableBlock(encoding.variable(), bytes, num_values);
+      return Pick(DecodeVariableBlock(encoding.variable(), bytes, num_values), wanted);
     case C::kOutOfLineBitpacking:
-      return DecodeOutOfLineBitpacking(encoding.out_of_line_bitpacking(), bytes, num_values);
+      return DecodeOutOfLineBitpacking(encoding.out_of_line_bitpacking(), bytes, num_values, wanted);
     case C::kInlineBitpacking:
-      return DecodeInlineBitpackingBlock(encoding.inline_bitpacking(), bytes, num_values);
+      return DecodeInlineBitpackingBlock(encoding.inline_bitpacking(), bytes, num_values, wanted);
     case C::kRle:
-      return DecodeRleBlock(encoding.rle(), bytes, num_values);
+      return Pick(DecodeRleBlock(encoding.rle(), bytes, num_values), wanted);
     case C::kGeneral: {
       if (!encoding.general().has_values()) return Corrupt("General: missing inner encoding");
       ASSIGN_OR_RETURN(BufferPtr inner, GeneralDecompress(encoding.general().compression(), bytes->span()));
-      return DecodeBlock(encoding.general().values(), std::move(inner), num_values);
+      return DecodeBlock(encoding.general().values(), std::move(inner), num_values, wanted);
     }
     case C::kFsst: {
       ASSIGN_OR_RETURN(DataBlock compressed, DecodeBlock(encoding.fsst().values(), bytes, num_values));
       const std::string& table = encoding.fsst().symbol_table();
-      return FsstDecompress({reinterpret_cast<const uint8_t*>(table.data()), table.size()}, compressed);
+      return FsstDecompress({reinterpret_cast<const uint8_t*>(table.data()), table.size()}, compressed, wanted);
     }
     case C::kConstant:
-      return DecodeConstant(encoding.constant(), num_values);
+      return Pick(DecodeConstant(encoding.constant(), num_values), wanted);
     case C::kFixedSizeList:
-      return DecodeFixedSizeListRows(encoding.fixed_size_list(), bytes, num_values);
+      return Pick(DecodeFixedSizeListRows(encoding.fixed_size_list(), bytes, num_values), wanted);
     case C::kPackedStruct:
-      return DecodePackedStruct(encoding.packed_struct(), bytes, num_values);
+      return Pick(DecodePackedStruct(encoding.packed_struct(), bytes, num_values), wanted);
     case C::kByteStreamSplit:
-      return DecodeByteStreamSplit(encoding.byte_stream_split(), bytes, num_values);
+      return Pick(DecodeByteStreamSplit(encoding.byte_stream_split(), bytes, num_values), wanted);
     default:
       return Unsupported(encoding, "as a block encoding");
   }

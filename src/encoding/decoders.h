@@ -20,32 +20,43 @@ namespace pb = ::lance::encodings21;
 /// num_buffers of them, already sliced out of the chunk), holding `num_values` values.
 /// Handles Flat, Variable (chunk-relative offsets), InlineBitpacking, Fsst, Rle, General,
 /// FixedSizeList, PackedStruct, ByteStreamSplit and Constant value encodings.
-/// `wanted` (ascending value indexes; empty = all) lets a take that needs a few values
-/// skip the costly per-value work of the others: FSST leaves them empty.
-Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding,
-                                       std::span<const BufferPtr> buffers, uint64_t num_values,
-                                       std::span<const uint32_t> wanted = {});
+/// `wanted` (strictly ascending value indexes below num_values; empty = all): the result
+/// holds just those values, in that order, so a take that needs a few values of a chunk
+/// skips the per-value work of the others (bit-unpacking, FSST) where the encoding allows.
+Result<DataBlock> DecodeMiniBlockChunk(const pb::CompressiveEncoding& encoding, std::span<const BufferPtr> buffers,
+                                       uint64_t num_values, std::span<const uint32_t> wanted = {});
 
 /// Decodes a whole buffer written by a block compressor (rep/def levels, dictionary
 /// items, constant-layout levels): Flat, OutOfLineBitpacking, Rle (block form), General,
 /// Variable (block form), Fsst.
-Result<DataBlock> DecodeBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t num_values);
+/// `wanted` as for DecodeMiniBlockChunk.
+Result<DataBlock> DecodeBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t num_values,
+                              std::span<const uint32_t> wanted = {});
 
 /// Decodes full-zip fixed-width values: `bytes` holds `num_values` values of
 /// bits_per_value/8 bytes each, back to back (control words already removed).
 /// Handles Flat, FixedSizeList (with item validity), PackedStruct, General per value.
-Result<DataBlock> DecodeFullZipFixed(const pb::CompressiveEncoding& encoding, BufferPtr bytes,
-                                     uint64_t num_values);
+Result<DataBlock> DecodeFullZipFixed(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t num_values);
 
 /// Decodes full-zip variable-width values: `values[i]` is the stored bytes of value i
 /// (length prefix removed; empty for null slots). Handles Variable, Fsst, General
 /// (per-value decompression, then the inner encoding) and VariablePackedStruct.
 Result<DataBlock> DecodeFullZipVariable(const pb::CompressiveEncoding& encoding,
-                                        const std::vector<std::span<const uint8_t>>& values,
-                                        BufferPtr backing);
+                                        const std::vector<std::span<const uint8_t>>& values, BufferPtr backing);
+
+/// Values idx[0], idx[1], ... of `block` (any kind; indexes may repeat), or Corruption
+/// for an index past its values.
+Result<DataBlock> GatherValues(const DataBlock& block, std::span<const uint64_t> idx);
+/// GatherValues for ascending value indexes.
+Result<DataBlock> SelectValues(const DataBlock& block, std::span<const uint32_t> wanted);
 
 /// Maps dictionary `indices` (a kFixed block of integers) through `items`.
 Result<DataBlock> ApplyDictionary(const DataBlock& indices, const DataBlock& items);
+
+/// DecodeBlock then ToLevels, for rep/def level buffers: the n levels, or the `wanted`
+/// ones (as for DecodeMiniBlockChunk).
+Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
+                                               std::span<const uint32_t> wanted = {});
 
 /// Widens a kFixed block of 8/16/32/64-bit unsigned integers to uint16 levels (rep/def).
 Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected);

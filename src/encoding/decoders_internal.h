@@ -70,27 +70,36 @@ Result<DataBlock> DecodeFlat(const pb::Flat& flat, const BufferPtr& data, uint64
 
 // ---- Variable (variable.cc)
 /// A mini-block chunk: n+1 chunk-relative offsets then the bytes.
-Result<DataBlock> DecodeVariableChunk(const pb::Variable& variable, const BufferPtr& chunk, uint64_t num_values);
+/// With `wanted` (ascending; empty = all) only those values' offsets are checked: the
+/// block still holds every value, but a caller may read just the wanted ones.
+Result<DataBlock> DecodeVariableChunk(const pb::Variable& variable, const BufferPtr& chunk, uint64_t num_values,
+                                      std::span<const uint32_t> wanted = {});
 /// The block form: header (bits_per_offset, bytes_start), offsets, bytes.
 Result<DataBlock> DecodeVariableBlock(const pb::Variable& variable, const BufferPtr& bytes, uint64_t num_values);
 /// Checks a kVariable block: offset width, monotone offsets within `data`.
 Status ValidateVariable(const DataBlock& block);
+/// ValidateVariable for the values `wanted` names only (all when empty).
+Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted);
 /// Builds a 32/64-bit-offset kVariable block from separate values (full-zip).
 Result<DataBlock> VariableFromValues(const std::vector<std::span<const uint8_t>>& values, uint32_t offset_bits);
 
 // ---- Bitpacking (bitpacking.cc)
+/// `wanted` (strictly ascending; empty = all): only those values, in order, each read
+/// straight from its packed words.
 Result<DataBlock> DecodeInlineBitpackingChunk(const pb::InlineBitpacking& bp, const BufferPtr& chunk,
-                                              uint64_t num_values);
+                                              uint64_t num_values, std::span<const uint32_t> wanted = {});
 /// Block form of InlineBitpacking: ceil(n/1024) chunks back to back.
 Result<DataBlock> DecodeInlineBitpackingBlock(const pb::InlineBitpacking& bp, const BufferPtr& bytes,
-                                              uint64_t num_values);
+                                              uint64_t num_values, std::span<const uint32_t> wanted = {});
 Result<DataBlock> DecodeOutOfLineBitpacking(const pb::OutOfLineBitpacking& bp, const BufferPtr& bytes,
-                                            uint64_t num_values);
+                                            uint64_t num_values, std::span<const uint32_t> wanted = {});
+/// 16-bit OutOfLineBitpacking (rep/def levels) unpacked straight into out[0..num_values).
+Status DecodeOutOfLineLevels(const pb::OutOfLineBitpacking& bp, const BufferPtr& bytes, uint64_t num_values,
+                             uint16_t* out);
 
 // ---- FSST (fsst.cc)
 /// FSST-decompresses every value of a kVariable block with the page's symbol table.
-/// `wanted` (ascending indexes; empty = all): only those values are decompressed, the
-/// others come out empty.
+/// `wanted` (strictly ascending indexes; empty = all): only those values, in order.
 Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed,
                                  std::span<const uint32_t> wanted = {});
 

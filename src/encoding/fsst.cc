@@ -42,6 +42,18 @@ Result<SymbolTable> ParseSymbolTable(std::span<const uint8_t> bytes) {
   return table;
 }
 
+/// The chunks of a page share its table, so each thread keeps the last table it parsed:
+/// a take touching one chunk per row would otherwise parse it once per row.
+Result<const SymbolTable*> CachedSymbolTable(std::span<const uint8_t> bytes) {
+  thread_local std::vector<uint8_t> key;
+  thread_local SymbolTable table;
+  if (key.size() == bytes.size() && std::equal(key.begin(), key.end(), bytes.begin())) return &table;
+  key.clear();
+  ASSIGN_OR_RETURN(table, ParseSymbolTable(bytes));
+  key.assign(bytes.begin(), bytes.end());
+  return &table;
+}
+
 /// The decompressed size of `in`; Corruption for a code the table lacks or a trailing
 /// escape. Sizing the output exactly keeps a page's decoded chunks at their real size
 /// (a worst-case 8x buffer per chunk would multiply a batch's memory).
@@ -110,9 +122,9 @@ In LoadOffset(const uint8_t* offsets, uint64_t i) {
   return v;
 }
 
-/// Decompresses the values `wanted` names (all when empty) into `out`, writing n+1
-/// offsets of type Out (an unwanted value gets an empty slot). In is the input's
-/// offset type; both are templates so the per-value loop has no width branches.
+/// Decompresses the values `wanted` names (all when empty) into `out`, writing one
+/// offset of type Out per output value plus one. In is the input's offset type; both
+/// are templates so the per-value loop has no width branches.
 template <typename In, typename Out>
 void DecompressValues(const SymbolTable& table, const DataBlock& compressed, std::span<const uint32_t> wanted,
                       uint8_t* out, uint8_t* offsets_out, bool* bad) {
@@ -134,14 +146,11 @@ void DecompressValues(const SymbolTable& table, const DataBlock& compressed, std
       b = e;
     }
   } else {
-    uint64_t i = 0;
-    for (uint32_t w : wanted) {
-      for (; i < w; ++i) put(i + 1);
-      uint64_t b = LoadOffset<In>(in_offsets, w), e = LoadOffset<In>(in_offsets, w + 1);
+    for (size_t k = 0; k < wanted.size(); ++k) {
+      uint64_t b = LoadOffset<In>(in_offsets, wanted[k]), e = LoadOffset<In>(in_offsets, wanted[k] + 1);
       pos = static_cast<uint64_t>(DecompressOne(table, {data + b, static_cast<size_t>(e - b)}, out + pos, bad) - out);
-      put(++i);
+      put(k + 1);
     }
-    for (; i < n; ++i) put(i + 1);
   }
 }
 
@@ -149,16 +158,18 @@ void DecompressValues(const SymbolTable& table, const DataBlock& compressed, std
 
 Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const DataBlock& compressed,
                                  std::span<const uint32_t> wanted) {
-  RETURN_IF_ERROR(ValidateVariable(compressed));
-  ASSIGN_OR_RETURN(SymbolTable table, ParseSymbolTable(symbol_table));
-  // A disabled encoder copied the strings through unchanged.
-  if (!table.enabled) return compressed;
   uint64_t n = compressed.num_values;
   for (size_t k = 0; k < wanted.size(); ++k) {
     if (wanted[k] >= n || (k > 0 && wanted[k] <= wanted[k - 1])) {
       return Status::InvalidArgument("FSST: wanted value indexes must ascend below " + std::to_string(n));
     }
   }
+  RETURN_IF_ERROR(ValidateVariable(compressed, wanted));
+  ASSIGN_OR_RETURN(const SymbolTable* cached, CachedSymbolTable(symbol_table));
+  const SymbolTable& table = *cached;
+  // A disabled encoder copied the strings through unchanged.
+  if (!table.enabled) return wanted.empty() ? compressed : SelectValues(compressed, wanted);
+  const uint64_t n_out = wanted.empty() ? n : wanted.size();
   const uint8_t* data = compressed.data ? compressed.data->data() : nullptr;
   uint64_t in_bytes = 0;
   if (wanted.empty()) {
@@ -167,7 +178,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
     for (uint32_t i : wanted) in_bytes += compressed.OffsetAt(i + 1) - compressed.OffsetAt(i);
   }
   auto decode = [&](uint8_t* dst, bool wide_out, std::shared_ptr<Buffer>* offsets, bool* bad) -> Status {
-    ASSIGN_OR_RETURN(*offsets, Buffer::AllocateUninitialized((n + 1) * (wide_out ? 8 : 4)));
+    ASSIGN_OR_RETURN(*offsets, Buffer::AllocateUninitialized((n_out + 1) * (wide_out ? 8 : 4)));
     uint8_t* o = (*offsets)->mutable_data();
     if (compressed.offset_bits == 64) {
       DecompressValues<uint64_t, uint64_t>(table, compressed, wanted, dst, o, bad);
@@ -180,7 +191,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
   };
   auto end_offset = [&](const Buffer& offsets, bool wide_out) {
     uint64_t v = 0;
-    std::memcpy(&v, offsets.data() + n * (wide_out ? 8 : 4), wide_out ? 8 : 4);
+    std::memcpy(&v, offsets.data() + n_out * (wide_out ? 8 : 4), wide_out ? 8 : 4);
     return v;
   };
   // Chunks (the usual case) decode in one pass into a reused per-thread scratch of the
@@ -205,7 +216,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
     const uint64_t out_size = end_offset(*offsets, wide_out);
     ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(out_size));
     if (out_size > 0) std::memcpy(out->mutable_data(), scratch.data(), out_size);
-    return DataBlock::Variable(wide_out ? 64 : 32, n, std::move(offsets), std::move(out));
+    return DataBlock::Variable(wide_out ? 64 : 32, n_out, std::move(offsets), std::move(out));
   }
   uint64_t out_size = 0;
   if (wanted.empty()) {
@@ -225,7 +236,7 @@ Result<DataBlock> FsstDecompress(std::span<const uint8_t> symbol_table, const Da
   std::shared_ptr<Buffer> offsets;
   bool bad = false;
   RETURN_IF_ERROR(decode(out->mutable_data(), wide_out, &offsets, &bad));
-  return DataBlock::Variable(wide_out ? 64 : 32, n, std::move(offsets), Buffer::Slice(std::move(out), 0, out_size));
+  return DataBlock::Variable(wide_out ? 64 : 32, n_out, std::move(offsets), Buffer::Slice(std::move(out), 0, out_size));
 }
 
 }  // namespace lancet::encoding::internal

@@ -7,6 +7,20 @@ namespace lancet::encoding {
 using internal::Corrupt;
 using internal::LoadLE;
 
+Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
+                                               std::span<const uint32_t> wanted) {
+  // The usual level encoding unpacks into the result itself: no block, no copy.
+  if (wanted.empty() && encoding.has_out_of_line_bitpacking() &&
+      encoding.out_of_line_bitpacking().uncompressed_bits_per_value() == 16) {
+    if (n > kMaxAllocation / 2) return Corrupt(n, " levels are too many");
+    std::vector<uint16_t> out(n);
+    RETURN_IF_ERROR(internal::DecodeOutOfLineLevels(encoding.out_of_line_bitpacking(), bytes, n, out.data()));
+    return out;
+  }
+  ASSIGN_OR_RETURN(DataBlock block, DecodeBlock(encoding, std::move(bytes), n, wanted));
+  return ToLevels(block, wanted.empty() ? n : wanted.size());
+}
+
 Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected) {
   if (block.kind != DataBlock::Kind::kFixed) return Corrupt("levels must be a fixed-width block");
   if (block.num_values != expected) return Corrupt("expected ", expected, " levels, decoded ", block.num_values);
@@ -31,10 +45,18 @@ Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected
   for (uint64_t i = 0; i < expected; ++i) {
     uint64_t v;
     switch (width) {
-      case 1: v = p[i]; break;
-      case 2: v = LoadLE<uint16_t>(p + i * 2); break;
-      case 4: v = LoadLE<uint32_t>(p + i * 4); break;
-      default: v = LoadLE<uint64_t>(p + i * 8); break;
+      case 1:
+        v = p[i];
+        break;
+      case 2:
+        v = LoadLE<uint16_t>(p + i * 2);
+        break;
+      case 4:
+        v = LoadLE<uint32_t>(p + i * 4);
+        break;
+      default:
+        v = LoadLE<uint64_t>(p + i * 8);
+        break;
     }
     if (v > UINT16_MAX) return Corrupt("level ", i, " is ", v, ", beyond the 16-bit level range");
     out[i] = static_cast<uint16_t>(v);

@@ -34,6 +34,27 @@ Status CheckOffsets(uint32_t offset_bits, const uint8_t* offsets, uint64_t count
 
 }  // namespace
 
+Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted) {
+  if (wanted.empty()) return ValidateVariable(block);
+  if (block.kind != DataBlock::Kind::kVariable) return Corrupt("expected a variable-width block");
+  if (block.offset_bits != 32 && block.offset_bits != 64) {
+    return Corrupt("Variable: offsets must be 32 or 64 bits, got ", block.offset_bits);
+  }
+  const uint64_t width = block.offset_bits / 8;
+  if (OrEmpty(block.offsets)->size() / width <= block.num_values) {
+    return Corrupt("Variable: ", block.num_values, " values need ", block.num_values + 1, " offsets");
+  }
+  const uint64_t data_size = OrEmpty(block.data)->size();
+  for (uint32_t w : wanted) {
+    if (w >= block.num_values) return Corrupt("Variable: value ", w, " is past the ", block.num_values, " values");
+    const uint64_t b = block.OffsetAt(w), e = block.OffsetAt(w + 1);
+    if (b > e || e > data_size) {
+      return Corrupt("Variable: value ", w, " spans bytes [", b, ", ", e, ") of ", data_size);
+    }
+  }
+  return Status::OK();
+}
+
 Status ValidateVariable(const DataBlock& block) {
   if (block.kind != DataBlock::Kind::kVariable) return Corrupt("expected a variable-width block");
   if (block.offset_bits != 32 && block.offset_bits != 64) {
@@ -48,7 +69,8 @@ Status ValidateVariable(const DataBlock& block) {
   return CheckOffsets(block.offset_bits, offsets->data(), block.num_values + 1, OrEmpty(block.data)->size(), 0);
 }
 
-Result<DataBlock> DecodeVariableChunk(const pb::Variable& variable, const BufferPtr& chunk_in, uint64_t num_values) {
+Result<DataBlock> DecodeVariableChunk(const pb::Variable& variable, const BufferPtr& chunk_in, uint64_t num_values,
+                                      std::span<const uint32_t> wanted) {
   ASSIGN_OR_RETURN(uint32_t offset_bits, OffsetBits(variable));
   ASSIGN_OR_RETURN(BufferPtr chunk, MaybeDecompress(variable.has_values(), variable.values(), OrEmpty(chunk_in)));
   uint64_t width = offset_bits / 8;
@@ -57,9 +79,19 @@ Result<DataBlock> DecodeVariableChunk(const pb::Variable& variable, const Buffer
                    " bytes but the chunk has only ", chunk->size(), " bytes");
   }
   uint64_t offsets_size = (num_values + 1) * width;
-  RETURN_IF_ERROR(CheckOffsets(offset_bits, chunk->data(), num_values + 1, chunk->size(), offsets_size));
   // The offsets index the chunk itself, so the chunk is the data buffer: no copy.
-  return DataBlock::Variable(offset_bits, num_values, Buffer::Slice(chunk, 0, offsets_size), chunk);
+  DataBlock block = DataBlock::Variable(offset_bits, num_values, Buffer::Slice(chunk, 0, offsets_size), chunk);
+  if (wanted.empty()) {
+    RETURN_IF_ERROR(CheckOffsets(offset_bits, chunk->data(), num_values + 1, chunk->size(), offsets_size));
+    return block;
+  }
+  RETURN_IF_ERROR(ValidateVariable(block, wanted));
+  for (uint32_t w : wanted) {
+    if (block.OffsetAt(w) < offsets_size) {
+      return Corrupt("Variable chunk: value ", w, " starts at ", block.OffsetAt(w), ", inside the offsets");
+    }
+  }
+  return block;
 }
 
 Result<DataBlock> DecodeVariableBlock(const pb::Variable& variable, const BufferPtr& bytes_in, uint64_t num_values) {

@@ -12,7 +12,7 @@ using encoding::DataBlock;
 
 namespace {
 
-constexpr uint64_t kMiniBlockAlignment = 8;  // chunk sections are padded to 8 bytes (§7.3)
+constexpr uint64_t kMiniBlockAlignment = 8;   // chunk sections are padded to 8 bytes (§7.3)
 constexpr uint64_t kMaxBuffersPerChunk = 64;  // far above anything the reference writes
 
 uint64_t PadTo(uint64_t n, uint64_t align) { return (n + align - 1) / align * align; }
@@ -26,10 +26,14 @@ T Load(const uint8_t* p) {
 
 uint64_t LoadWidth(const uint8_t* p, uint64_t width) {
   switch (width) {
-    case 1: return p[0];
-    case 2: return Load<uint16_t>(p);
-    case 4: return Load<uint32_t>(p);
-    default: return Load<uint64_t>(p);
+    case 1:
+      return p[0];
+    case 2:
+      return Load<uint16_t>(p);
+    case 4:
+      return Load<uint32_t>(p);
+    default:
+      return Load<uint64_t>(p);
   }
 }
 
@@ -116,11 +120,10 @@ Status CheckRep(const LevelMap& m, const std::vector<uint16_t>& rep, const std::
   return Status::OK();
 }
 
+/// The n levels in `bytes`, or just the `wanted` ones (ascending; empty = all).
 Result<std::vector<uint16_t>> DecodeLevels(const pb::CompressiveEncoding& enc, BufferPtr bytes, uint64_t n,
-                                           const std::string& context) {
-  auto block = encoding::DecodeBlock(enc, std::move(bytes), n);
-  if (!block.ok()) return block.status().WithContext(context + ": levels");
-  auto levels = encoding::ToLevels(*block, n);
+                                           const std::string& context, std::span<const uint32_t> wanted = {}) {
+  auto levels = encoding::DecodeLevelBlock(enc, std::move(bytes), n, wanted);
   if (!levels.ok()) return levels.status().WithContext(context + ": levels");
   return levels.MoveValue();
 }
@@ -139,45 +142,67 @@ Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, cons
   return bufs.MoveValue();
 }
 
-// Positions of row starts among `rep` and the visible values before each.
-// `expected_starts` sizes the output; more starts than that stop the walk early, and
-// the caller's count check reports it. Every chunk a take touches runs this over all
-// its levels, so the loop is branch-free: where a row starts is data, and a branch on
-// it mispredicts at every short list.
-void FindRowStarts(const LevelMap& m, const std::vector<uint16_t>& rep, const std::vector<uint16_t>& def,
-                   uint64_t expected_starts, std::vector<uint64_t>* starts, std::vector<uint64_t>* vis_before,
-                   uint64_t* total_vis) {
-  const size_t cap = static_cast<size_t>(std::min<uint64_t>(expected_starts, rep.size())) + 1;
+// One pass over a list chunk's levels: checks them against the layers, canonicalises
+// `def` in place (see Canonicalize), and finds where each row starts among the levels
+// and how many visible values precede it. `expected_starts` sizes the output; more
+// starts than that stop the walk early, and the caller's count check reports it. Every
+// chunk a take touches runs this over all its levels, so the loop is branch-free: where
+// a row starts is data, and a branch on it mispredicts at every short list.
+Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::vector<uint16_t>* def,
+                      uint64_t expected_starts, std::vector<uint32_t>* starts, std::vector<uint32_t>* vis_before,
+                      uint64_t* total_vis, const std::string& context) {
+  const size_t n = rep.size();
+  const size_t cap = static_cast<size_t>(std::min<uint64_t>(expected_starts, n)) + 1;
   starts->resize(cap);
   vis_before->resize(cap);
-  uint64_t* st = starts->data();
-  uint64_t* vb = vis_before->data();
+  uint32_t* st = starts->data();
+  uint32_t* vb = vis_before->data();
   const uint16_t max_rep = m.max_rep;
   size_t k = 0;
-  uint64_t vis = 0;
-  if (def.empty()) {
-    for (size_t i = 0; i < rep.size() && k < cap; ++i) {
-      st[k] = i;
-      vb[k] = i;
+  uint32_t vis = 0;
+  uint16_t top_rep = 0;
+  size_t i = 0;
+  if (def->empty()) {
+    for (; i < n && k < cap; ++i) {
+      st[k] = static_cast<uint32_t>(i);
+      vb[k] = static_cast<uint32_t>(i);
+      top_rep = std::max(top_rep, rep[i]);
       k += rep[i] == max_rep;
     }
-    vis = rep.size();
+    vis = static_cast<uint32_t>(i);
   } else {
-    // Canonical levels are small; a table answers Visible() without arithmetic.
-    uint16_t top = 0;
-    for (uint16_t lvl : def) top = std::max(top, lvl);
-    std::vector<uint8_t> visible(static_cast<size_t>(top) + 1);
-    for (size_t v = 0; v < visible.size(); ++v) visible[v] = m.Visible(static_cast<uint16_t>(v)) ? 1 : 0;
-    for (size_t i = 0; i < rep.size() && k < cap; ++i) {
-      st[k] = i;
+    // Small tables answer "canonical form" and "visible?" for a raw level without
+    // arithmetic; an out-of-range level reads entry 0 and fails the check below.
+    const size_t limit = m.def_to_canonical.size();
+    std::vector<uint8_t> visible(limit);
+    for (size_t v = 0; v < limit; ++v) visible[v] = m.Visible(m.def_to_canonical[v]) ? 1 : 0;
+    const uint16_t* canonical = m.def_to_canonical.data();
+    uint16_t* d = def->data();
+    uint16_t top_def = 0;
+    for (; i < n && k < cap; ++i) {
+      const uint16_t raw = d[i];
+      top_def = std::max(top_def, raw);
+      const uint16_t safe = raw < limit ? raw : 0;
+      st[k] = static_cast<uint32_t>(i);
       vb[k] = vis;
+      top_rep = std::max(top_rep, rep[i]);
       k += rep[i] == max_rep;
-      vis += visible[def[i]];
+      vis += visible[safe];
+      d[i] = canonical[safe];
     }
+    if (top_def >= limit) {
+      return Status::Corruption(context + ": definition level " + std::to_string(top_def) +
+                                " exceeds the page maximum " + std::to_string(limit - 1));
+    }
+  }
+  if (top_rep > max_rep) {
+    return Status::Corruption(context + ": repetition level " + std::to_string(top_rep) + " exceeds " +
+                              std::to_string(max_rep));
   }
   starts->resize(k);
   vis_before->resize(k);
   *total_vis = vis;
+  return Status::OK();
 }
 
 std::string LayersString(const google::protobuf::RepeatedField<int>& layers) {
@@ -211,8 +236,11 @@ struct MiniBlockMeta {
 };
 
 struct DecodedChunk : DecodedUnit {
-  std::vector<uint64_t> row_starts;  // level index of each row start (rep pages)
-  std::vector<uint64_t> row_vis;     // values before each row start
+  std::vector<uint32_t> row_starts;  // level index of each row start (rep pages)
+  std::vector<uint32_t> row_vis;     // values before each row start
+  // Pages without repetition may decode only some rows of a chunk (a take): their
+  // chunk-local indexes, ascending; levels and values then hold just those rows.
+  std::vector<uint32_t> picked;
 };
 
 // One step of a range walk: the preamble of a chunk and/or its local rows [j0, j1).
@@ -291,7 +319,9 @@ class MiniBlockReader final : public PageReader {
         const auto& d = decoded[pos];
         const ChunkInfo& ch = meta->chunks[step.chunk];
         if (!has_rep_) {
-          (*out)[i].push_back({d, step.j0, step.j1, step.j0, step.j1});
+          uint64_t b = step.j0;
+          if (!d->picked.empty()) b = std::lower_bound(d->picked.begin(), d->picked.end(), step.j0) - d->picked.begin();
+          (*out)[i].push_back({d, b, b + (step.j1 - step.j0), b, b + (step.j1 - step.j0)});
           continue;
         }
         if (step.preamble) {
@@ -397,8 +427,8 @@ class MiniBlockReader final : public PageReader {
       values += ch.num_values;
       offset += ch.bytes;
       if (offset > chunks_size) {
-        return Corrupt("chunk " + std::to_string(c) + " ends at byte " + std::to_string(offset) +
-                       " of a " + std::to_string(chunks_size) + "-byte chunk buffer");
+        return Corrupt("chunk " + std::to_string(c) + " ends at byte " + std::to_string(offset) + " of a " +
+                       std::to_string(chunks_size) + "-byte chunk buffer");
       }
       meta->chunks.push_back(ch);
     }
@@ -495,9 +525,10 @@ class MiniBlockReader final : public PageReader {
     for (uint64_t i = 0; i < nbuf; ++i) RETURN_IF_ERROR(take(sizes[i], &value_bufs[i]));
 
     auto d = std::make_shared<DecodedChunk>();
+    const uint64_t out_values = wanted.empty() ? ch.num_values : wanted.size();
     auto values = encoding::DecodeMiniBlockChunk(layout_.value_compression(), value_bufs, ch.num_values, wanted);
     if (!values.ok()) return values.status().WithContext(ctx);
-    if (values->num_values != ch.num_values) return Status::Corruption(ctx + ": value count mismatch");
+    if (values->num_values != out_values) return Status::Corruption(ctx + ": value count mismatch");
     if (meta.dictionary) {
       auto plain = encoding::ApplyDictionary(*values, *meta.dictionary);
       if (!plain.ok()) return plain.status().WithContext(ctx + ": dictionary");
@@ -509,24 +540,29 @@ class MiniBlockReader final : public PageReader {
       ASSIGN_OR_RETURN(d->rep, DecodeLevels(layout_.rep_compression(), rep_buf, num_levels, ctx));
     }
     if (has_def_) {
-      ASSIGN_OR_RETURN(d->def, DecodeLevels(layout_.def_compression(), def_buf, num_levels, ctx));
-      RETURN_IF_ERROR(Canonicalize(levels_, &d->def, ctx));
-      // All-valid chunks need no def vector.
-      if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
-    }
-    if (!has_rep_) {
-      if (has_def_ && num_levels != ch.num_values && !(num_levels == 0 && d->def.empty())) {
+      if (!has_rep_ && num_levels != ch.num_values && num_levels != 0) {
         return Status::Corruption(ctx + ": " + std::to_string(num_levels) + " levels for " +
                                   std::to_string(ch.num_values) + " values");
       }
-      d->num_levels = ch.num_values;
-      if (!d->def.empty() && d->def.size() != ch.num_values) return Status::Corruption(ctx + ": level count");
+      // Without repetition levels are rows, so a take needs only its rows' levels.
+      const bool pick = !has_rep_ && num_levels > 0;
+      ASSIGN_OR_RETURN(d->def, DecodeLevels(layout_.def_compression(), def_buf, num_levels, ctx,
+                                            pick ? wanted : std::span<const uint32_t>{}));
+      if (!has_rep_) RETURN_IF_ERROR(Canonicalize(levels_, &d->def, ctx));
+    }
+    if (!has_rep_) {
+      // All-valid chunks need no def vector.
+      if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
+      d->num_levels = out_values;
+      if (!d->def.empty() && d->def.size() != out_values) return Status::Corruption(ctx + ": level count");
+      d->picked.assign(wanted.begin(), wanted.end());
       return std::shared_ptr<const DecodedChunk>(d);
     }
     d->num_levels = num_levels;
-    RETURN_IF_ERROR(CheckRep(levels_, d->rep, ctx));
+    if (!d->def.empty() && d->def.size() != num_levels) return Status::Corruption(ctx + ": level count");
     uint64_t total_vis = 0;
-    FindRowStarts(levels_, d->rep, d->def, ch.starts, &d->row_starts, &d->row_vis, &total_vis);
+    RETURN_IF_ERROR(ScanListLevels(levels_, d->rep, &d->def, ch.starts, &d->row_starts, &d->row_vis, &total_vis, ctx));
+    if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
     if (total_vis != ch.num_values) {
       return Status::Corruption(ctx + ": " + std::to_string(total_vis) + " visible levels for " +
                                 std::to_string(ch.num_values) + " values");
@@ -575,8 +611,8 @@ class FullZipReader final : public PageReader {
     if (!layout_.has_value_compression()) return Corrupt("full-zip page without a value encoding");
     if (layout_.details_case() == pb::FullZipLayout::kBitsPerValue) {
       if (layout_.bits_per_value() == 0 || layout_.bits_per_value() % 8 != 0) {
-        return Status::NotSupported(src_.context + ": full-zip values of " +
-                                    std::to_string(layout_.bits_per_value()) + " bits");
+        return Status::NotSupported(src_.context + ": full-zip values of " + std::to_string(layout_.bits_per_value()) +
+                                    " bits");
       }
       value_bytes_ = layout_.bits_per_value() / 8;
     } else if (layout_.details_case() == pb::FullZipLayout::kBitsPerOffset) {
@@ -750,8 +786,7 @@ class FullZipReader final : public PageReader {
     if (variable_) {
       values = encoding::DecodeFullZipVariable(layout_.value_compression(), var_values, span);
     } else if (copy_fixed) {
-      values = encoding::DecodeFullZipFixed(layout_.value_compression(), Buffer::FromVector(std::move(fixed)),
-                                            visible);
+      values = encoding::DecodeFullZipFixed(layout_.value_compression(), Buffer::FromVector(std::move(fixed)), visible);
     } else {
       values = encoding::DecodeFullZipFixed(layout_.value_compression(), span, visible);
     }
@@ -777,8 +812,8 @@ class FullZipReader final : public PageReader {
 
 struct ConstantLevels {
   std::shared_ptr<DecodedUnit> all;  // every level of the page (values filled per slice)
-  std::vector<uint64_t> row_starts;
-  std::vector<uint64_t> row_vis;
+  std::vector<uint32_t> row_starts;  // levels are bounded far below 2^32 (kMaxAllocation / 2)
+  std::vector<uint32_t> row_vis;
   uint64_t total_vis = 0;
 };
 
@@ -820,15 +855,16 @@ class ConstantReader final : public PageReader {
 
   std::string Describe() const override {
     std::string s = "constant layers=" + LayersString(layout_.layers());
-    s += inline_value_ ? " value=" + std::to_string(inline_value_->size()) + " bytes"
-                       : scalar_buffer_ ? std::string(" value in buffer 0") : std::string(" all-null");
+    s += inline_value_    ? " value=" + std::to_string(inline_value_->size()) + " bytes"
+         : scalar_buffer_ ? std::string(" value in buffer 0")
+                          : std::string(" all-null");
     if (rep_buffer_ >= 0) {
-      s += " rep=" + (layout_.has_rep_compression() ? encoding::DescribeEncoding(layout_.rep_compression())
-                                                    : std::string("u16"));
+      s += " rep=" +
+           (layout_.has_rep_compression() ? encoding::DescribeEncoding(layout_.rep_compression()) : std::string("u16"));
     }
     if (def_buffer_ >= 0) {
-      s += " def=" + (layout_.has_def_compression() ? encoding::DescribeEncoding(layout_.def_compression())
-                                                    : std::string("u16"));
+      s += " def=" +
+           (layout_.has_def_compression() ? encoding::DescribeEncoding(layout_.def_compression()) : std::string("u16"));
     }
     return s;
   }
@@ -983,7 +1019,8 @@ class ConstantReader final : public PageReader {
     if (def_buffer_ >= 0) {
       ASSIGN_OR_RETURN(lv->all->def, LevelsOf(def_buffer_, bufs[next++], layout_.has_def_compression(),
                                               layout_.def_compression(), layout_.num_def_values()));
-      RETURN_IF_ERROR(Canonicalize(levels_, &lv->all->def, src_.context));
+      // List pages canonicalise while finding their rows, below.
+      if (levels_.max_rep == 0) RETURN_IF_ERROR(Canonicalize(levels_, &lv->all->def, src_.context));
     }
     auto& all = *lv->all;
     if (!all.rep.empty() && !all.def.empty() && all.rep.size() != all.def.size()) {
@@ -991,13 +1028,15 @@ class ConstantReader final : public PageReader {
     }
     all.num_levels = std::max(all.rep.size(), all.def.size());
     if (levels_.max_rep > 0) {
-      FindRowStarts(levels_, all.rep, all.def, src_.num_rows, &lv->row_starts, &lv->row_vis, &lv->total_vis);
+      if (!all.def.empty() && all.def.size() != all.rep.size()) return Corrupt("rep and def level counts differ");
+      RETURN_IF_ERROR(ScanListLevels(levels_, all.rep, &all.def, src_.num_rows, &lv->row_starts, &lv->row_vis,
+                                     &lv->total_vis, src_.context));
       if (lv->row_starts.size() != src_.num_rows) return Corrupt("level rows differ from the page rows");
     } else {
       if (all.num_levels != src_.num_rows) return Corrupt("level count differs from the page rows");
       uint64_t vis = 0;
       for (uint64_t i = 0; i < all.num_levels; ++i) {
-        lv->row_vis.push_back(vis);
+        lv->row_vis.push_back(static_cast<uint32_t>(vis));
         if (all.def.empty() || levels_.Visible(all.def[i])) ++vis;
       }
       lv->total_vis = vis;

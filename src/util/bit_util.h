@@ -71,7 +71,16 @@ class BitmapBuilder {
     ++length_;
   }
   void AppendN(bool v, int64_t n) {
-    for (int64_t k = 0; k < n; ++k) Append(v);
+    for (; n > 0 && (length_ & 7) != 0; --n) Append(v);
+    // Whole bytes at once: all-valid children of large takes and scans append millions.
+    const int64_t whole = n >> 3;
+    if (whole > 0) {
+      bytes_.insert(bytes_.end(), static_cast<size_t>(whole), v ? uint8_t{0xFF} : uint8_t{0});
+      length_ += whole * 8;
+      if (!v) false_count_ += whole * 8;
+      n -= whole * 8;
+    }
+    for (; n > 0; --n) Append(v);
   }
   /// Appends bits [offset, offset+length) of `bits`; a null `bits` means all set.
   void AppendBits(const uint8_t* bits, int64_t offset, int64_t length) {
@@ -79,7 +88,33 @@ class BitmapBuilder {
       AppendN(true, length);
       return;
     }
-    for (int64_t k = 0; k < length; ++k) Append(GetBit(bits, offset + k));
+    for (; length > 0 && (length_ & 7) != 0; --length) Append(GetBit(bits, offset++));
+    // The builder is at a byte boundary: build whole output bytes from two source bytes
+    // (one when the source is aligned too).
+    const int64_t whole = length >> 3;
+    if (whole > 0) {
+      const size_t at = bytes_.size();
+      bytes_.resize(at + static_cast<size_t>(whole));
+      uint8_t* out = bytes_.data() + at;
+      const uint8_t* src = bits + (offset >> 3);
+      const int shift = static_cast<int>(offset & 7);
+      if (shift == 0) {
+        std::memcpy(out, src, static_cast<size_t>(whole));
+      } else {
+        // With shift > 0 output byte k needs source bits up to offset+8k+7, which sit in
+        // src[k + 1]: inside the bitmap, as those bits are appended.
+        for (int64_t k = 0; k < whole; ++k) {
+          out[k] = static_cast<uint8_t>((src[k] >> shift) | (static_cast<unsigned>(src[k + 1]) << (8 - shift)));
+        }
+      }
+      int64_t set = 0;
+      for (int64_t k = 0; k < whole; ++k) set += std::popcount(static_cast<unsigned>(out[k]));
+      false_count_ += whole * 8 - set;
+      length_ += whole * 8;
+      offset += whole * 8;
+      length -= whole * 8;
+    }
+    for (; length > 0; --length) Append(GetBit(bits, offset++));
   }
   int64_t length() const { return length_; }
   int64_t false_count() const { return false_count_; }

@@ -197,6 +197,67 @@ TEST(OutOfLineBitpackingTest, Corrupt) {
   EXPECT_CORRUPT(DecodeBlock(no_values, Bytes(bytes), 1100));
 }
 
+// Reading one value straight from the packed words equals unpacking the block, for
+// every type, width and index.
+template <typename T>
+void GetMatchesUnpack() {
+  constexpr uint32_t kBits = sizeof(T) * 8;
+  for (uint32_t w = 0; w <= kBits; ++w) {
+    auto in = RandomValues<T>(kFastLanesBlock, w, 77 + w);
+    std::vector<T> packed(FastLanesWords<T>(w));
+    FastLanesPack<T>(in, w, packed);
+    // Unaligned on purpose: chunk words sit at any byte offset of a read.
+    std::vector<uint8_t> bytes(packed.size() * sizeof(T) + 1);
+    if (!packed.empty()) std::memcpy(bytes.data() + 1, packed.data(), packed.size() * sizeof(T));
+    for (uint32_t i = 0; i < kFastLanesBlock; ++i) {
+      ASSERT_EQ(FastLanesGet<T>(bytes.data() + 1, w, i), in[i]) << "T=" << kBits << " W=" << w << " i=" << i;
+    }
+  }
+}
+
+TEST(FastLanesTest, GetMatchesUnpack) {
+  GetMatchesUnpack<uint8_t>();
+  GetMatchesUnpack<uint16_t>();
+  GetMatchesUnpack<uint32_t>();
+  GetMatchesUnpack<uint64_t>();
+}
+
+// A take's wanted values come out compacted and equal to the same values of a full decode.
+TEST(InlineBitpackingTest, WantedValuesOnly) {
+  auto values = RandomValues<uint64_t>(3000, 37, 4);
+  auto chunks = InlineBitpackChunks<uint64_t>(values, -1);
+  std::vector<uint8_t> all;
+  for (const auto& c : chunks) all.insert(all.end(), c.begin(), c.end());
+  const std::vector<uint32_t> wanted = {0, 5, 1023, 1024, 2047, 2999};
+  ASSERT_OK_AND_ASSIGN(DataBlock b, DecodeBlock(InlineEnc(64), Bytes(all), 3000, wanted));
+  std::vector<uint64_t> expect;
+  for (uint32_t w : wanted) expect.push_back(values[w]);
+  EXPECT_EQ(Values<uint64_t>(b), expect);
+  std::vector<BufferPtr> bufs = {Bytes(chunks[0])};
+  const std::vector<uint32_t> in_chunk = {3, 900};
+  ASSERT_OK_AND_ASSIGN(DataBlock c, DecodeMiniBlockChunk(InlineEnc(64), bufs, 1024, in_chunk));
+  EXPECT_EQ(Values<uint64_t>(c), (std::vector<uint64_t>{values[3], values[900]}));
+  const std::vector<uint32_t> past_end = {1024};
+  EXPECT_CORRUPT(DecodeMiniBlockChunk(InlineEnc(64), bufs, 1024, past_end));
+  const std::vector<uint32_t> unordered = {9, 2};
+  EXPECT_CORRUPT(DecodeMiniBlockChunk(InlineEnc(64), bufs, 1024, unordered));
+}
+
+TEST(OutOfLineBitpackingTest, WantedValuesOnly) {
+  // 1024 + 91 at W=2 keeps a raw tail; 2024 at W=1 pads it to a packed block.
+  for (auto [n, w] : {std::pair<size_t, uint32_t>{1115, 2}, {2024, 1}, {700, 16}}) {
+    auto values = RandomValues<uint16_t>(n, w, n);
+    auto bytes = OutOfLineBitpack<uint16_t>(values, w);
+    std::vector<uint32_t> wanted;
+    for (uint32_t i = 0; i < n; i += 97) wanted.push_back(i);
+    wanted.push_back(static_cast<uint32_t>(n - 1));
+    ASSERT_OK_AND_ASSIGN(DataBlock b, DecodeBlock(OutOfLineEnc(16, w), Bytes(bytes), n, wanted));
+    std::vector<uint16_t> expect;
+    for (uint32_t i : wanted) expect.push_back(values[i]);
+    EXPECT_EQ(Values<uint16_t>(b), expect) << "n=" << n << " W=" << w;
+  }
+}
+
 TEST(BitWidthTest, Required) {
   EXPECT_EQ(RequiredBitWidth<uint32_t>(std::vector<uint32_t>{0, 0}), 0u);
   EXPECT_EQ(RequiredBitWidth<uint32_t>(std::vector<uint32_t>{1, 2}), 2u);

@@ -42,6 +42,39 @@ TEST(DictionaryTest, IndexOutOfRange) {
   EXPECT_CORRUPT(ApplyDictionary(DataBlock::Fixed(32, 10, Bytes(std::vector<uint8_t>(4, 0))), items));
 }
 
+// A take gathers a few values of a decoded chunk: every block kind keeps its shape.
+TEST(GatherTest, EveryKind) {
+  ASSERT_OK_AND_ASSIGN(DataBlock bits,
+                       GatherValues(DataBlock::Fixed(1, 10, Bytes(std::vector<uint8_t>{0b10100101, 0b10})),
+                                    std::vector<uint64_t>{0, 1, 2, 9, 9}));
+  EXPECT_EQ(bits.num_values, 5u);
+  EXPECT_EQ(bits.data->data()[0], 0b11101);  // bits 0, 1, 2, 9, 9 = 1, 0, 1, 1, 1
+  std::vector<uint8_t> fsl_items;
+  for (int32_t v = 0; v < 6; ++v) Put<int32_t>(&fsl_items, v);
+  DataBlock fsl;
+  fsl.kind = DataBlock::Kind::kFixedSizeList;
+  fsl.num_values = 3;
+  fsl.dimension = 2;
+  fsl.children.push_back(DataBlock::Fixed(32, 6, Bytes(fsl_items)));
+  fsl.item_validity = Bytes(std::vector<uint8_t>{0b011101});  // item 1 and 5 null
+  ASSERT_OK_AND_ASSIGN(DataBlock g, GatherValues(fsl, std::vector<uint64_t>{2, 0}));
+  ASSERT_EQ(g.kind, DataBlock::Kind::kFixedSizeList);
+  EXPECT_EQ(g.num_values, 2u);
+  EXPECT_EQ(Values<int32_t>(g.children[0]), (std::vector<int32_t>{4, 5, 0, 1}));
+  EXPECT_EQ(g.item_validity->data()[0], 0b0101);  // items 4, 5, 0, 1
+  DataBlock st;
+  st.kind = DataBlock::Kind::kStruct;
+  st.num_values = 3;
+  st.children.push_back(U8Block({7, 8, 9}));
+  ASSERT_OK_AND_ASSIGN(DataBlock gs, GatherValues(st, std::vector<uint64_t>{1}));
+  EXPECT_EQ(Values<uint8_t>(gs.children[0]), (std::vector<uint8_t>{8}));
+  DataBlock empty;
+  empty.num_values = 4;
+  ASSERT_OK_AND_ASSIGN(DataBlock ge, GatherValues(empty, std::vector<uint64_t>{3, 1}));
+  EXPECT_EQ(ge.num_values, 2u);
+  EXPECT_CORRUPT(GatherValues(U8Block({1, 2}), std::vector<uint64_t>{2}));
+}
+
 TEST(ByteStreamSplitTest, Planes) {
   pb::CompressiveEncoding e;
   *e.mutable_byte_stream_split()->mutable_values() = FlatEnc(32);

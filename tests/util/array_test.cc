@@ -52,6 +52,35 @@ TEST(BitUtilTest, BuilderAndCopy) {
   EXPECT_EQ(bit_util::BytesForBits(9), 2);
 }
 
+// Runs and bit ranges append a byte at a time; the result must equal appending the
+// same bits one by one, at every alignment of builder and source.
+TEST(BitUtilTest, BuilderRunsEqualSingleBits) {
+  std::vector<uint8_t> src(40);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 37 + 11);
+  for (int lead : {0, 1, 3, 8, 13}) {
+    for (int64_t off : {0, 1, 5, 8, 17}) {
+      for (int64_t len : {0, 1, 7, 8, 9, 63, 64, 65, 200}) {
+        bit_util::BitmapBuilder fast, slow;
+        for (int i = 0; i < lead; ++i) fast.Append(i % 2 == 0), slow.Append(i % 2 == 0);
+        fast.AppendBits(src.data(), off, len);
+        for (int64_t i = 0; i < len; ++i) slow.Append(bit_util::GetBit(src.data(), off + i));
+        fast.AppendN(false, len / 3);
+        fast.AppendN(true, len / 2);
+        for (int64_t i = 0; i < len / 3; ++i) slow.Append(false);
+        for (int64_t i = 0; i < len / 2; ++i) slow.Append(true);
+        ASSERT_EQ(fast.length(), slow.length());
+        ASSERT_EQ(fast.false_count(), slow.false_count()) << lead << " " << off << " " << len;
+        const int64_t bits = slow.length();
+        auto a = fast.Finish(), b = slow.Finish();
+        ASSERT_EQ(a->size(), b->size());
+        for (int64_t i = 0; i < bits; ++i) {
+          ASSERT_EQ(bit_util::GetBit(a->data(), i), bit_util::GetBit(b->data(), i)) << lead << " " << off << " " << len;
+        }
+      }
+    }
+  }
+}
+
 TEST(ArrayTest, SamplesValidateAndEqualThemselves) {
   for (const auto& [name, a] : SampleArrays()) {
     SCOPED_TRACE(name);
