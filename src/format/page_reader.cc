@@ -142,34 +142,39 @@ Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, cons
   return bufs.MoveValue();
 }
 
-// One pass over a list chunk's levels: checks them against the layers, canonicalises
-// `def` in place (see Canonicalize), and finds where each row starts among the levels
-// and how many visible values precede it. `expected_starts` sizes the output; more
-// starts than that stop the walk early, and the caller's count check reports it. Every
-// chunk a take touches runs this over all its levels, so the loop is branch-free: where
-// a row starts is data, and a branch on it mispredicts at every short list.
+// One pass over a list chunk's levels: checks them against the layers, counts its row
+// starts and visible values, and for its first `rows_needed` rows records where each
+// starts among the levels and how many visible values precede it, canonicalising
+// `def` in place up to there (see Canonicalize; the levels past it no slice reads).
+// A take needs a row or two of a chunk, so past them only the counting part runs,
+// which vectorises. The recording loop is branch-free: where a row starts is data, and
+// a branch on it mispredicts at every short list.
 Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::vector<uint16_t>* def,
-                      uint64_t expected_starts, std::vector<uint32_t>* starts, std::vector<uint32_t>* vis_before,
-                      uint64_t* total_vis, const std::string& context) {
+                      uint64_t rows_needed, std::vector<uint32_t>* starts, std::vector<uint32_t>* vis_before,
+                      uint64_t* total_starts, uint64_t* total_vis, const std::string& context) {
   const size_t n = rep.size();
-  const size_t cap = static_cast<size_t>(std::min<uint64_t>(expected_starts, n)) + 1;
-  starts->resize(cap);
-  vis_before->resize(cap);
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(rows_needed, n));
+  starts->resize(want);
+  vis_before->resize(want);
   uint32_t* st = starts->data();
   uint32_t* vb = vis_before->data();
   const uint16_t max_rep = m.max_rep;
-  size_t k = 0;
-  uint32_t vis = 0;
+  const uint16_t* r = rep.data();
+  size_t k = 0, i = 0;
+  uint64_t vis = 0, tail_starts = 0;
   uint16_t top_rep = 0;
-  size_t i = 0;
   if (def->empty()) {
-    for (; i < n && k < cap; ++i) {
+    for (; i < n && k < want; ++i) {
       st[k] = static_cast<uint32_t>(i);
       vb[k] = static_cast<uint32_t>(i);
-      top_rep = std::max(top_rep, rep[i]);
-      k += rep[i] == max_rep;
+      top_rep = std::max(top_rep, r[i]);
+      k += r[i] == max_rep;
     }
-    vis = static_cast<uint32_t>(i);
+    for (size_t j = i; j < n; ++j) {
+      top_rep = std::max(top_rep, r[j]);
+      tail_starts += r[j] == max_rep;
+    }
+    vis = n;
   } else {
     // Small tables answer "canonical form" and "visible?" for a raw level without
     // arithmetic; an out-of-range level reads entry 0 and fails the check below.
@@ -179,17 +184,41 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
     const uint16_t* canonical = m.def_to_canonical.data();
     uint16_t* d = def->data();
     uint16_t top_def = 0;
-    for (; i < n && k < cap; ++i) {
+    for (; i < n && k < want; ++i) {
       const uint16_t raw = d[i];
       top_def = std::max(top_def, raw);
       const uint16_t safe = raw < limit ? raw : 0;
       st[k] = static_cast<uint32_t>(i);
-      vb[k] = vis;
-      top_rep = std::max(top_rep, rep[i]);
-      k += rep[i] == max_rep;
+      vb[k] = static_cast<uint32_t>(vis);
+      top_rep = std::max(top_rep, r[i]);
+      k += r[i] == max_rep;
       vis += visible[safe];
       d[i] = canonical[safe];
     }
+    // Raw levels number item nulls before list levels, so the visible ones are
+    // usually 0..v and a comparison counts them; otherwise the table does.
+    size_t v = 0;
+    while (v + 1 < limit && visible[v + 1]) ++v;
+    bool prefix = visible[0] != 0;
+    for (size_t u = v + 1; u < limit; ++u) prefix = prefix && !visible[u];
+    uint64_t tail_vis = 0;
+    if (prefix) {
+      const uint16_t last = static_cast<uint16_t>(v);
+      for (size_t j = i; j < n; ++j) {
+        top_rep = std::max(top_rep, r[j]);
+        top_def = std::max(top_def, d[j]);
+        tail_starts += r[j] == max_rep;
+        tail_vis += d[j] <= last;
+      }
+    } else {
+      for (size_t j = i; j < n; ++j) {
+        top_rep = std::max(top_rep, r[j]);
+        top_def = std::max(top_def, d[j]);
+        tail_starts += r[j] == max_rep;
+        tail_vis += visible[d[j] < limit ? d[j] : 0];
+      }
+    }
+    vis += tail_vis;
     if (top_def >= limit) {
       return Status::Corruption(context + ": definition level " + std::to_string(top_def) +
                                 " exceeds the page maximum " + std::to_string(limit - 1));
@@ -201,6 +230,7 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
   }
   starts->resize(k);
   vis_before->resize(k);
+  *total_starts = k + tail_starts;
   *total_vis = vis;
   return Status::OK();
 }
@@ -308,9 +338,17 @@ class MiniBlockReader final : public PageReader {
     }
     ASSIGN_OR_RETURN(auto bytes, ReadRanges(*src_.file, reads, src_.context));
     const std::vector<std::vector<uint32_t>> wanted = WantedValues(*meta, plans, needed);
+    // A slice ending at local row j reads row_starts[j], so a chunk needs j+1 of them.
+    std::vector<uint64_t> rows_needed(needed.size(), 1);
+    for (const auto& plan : plans) {
+      for (const auto& step : plan) {
+        const size_t k = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
+        if (step.j1 > step.j0) rows_needed[k] = std::max<uint64_t>(rows_needed[k], step.j1 + 1);
+      }
+    }
     std::vector<std::shared_ptr<const DecodedChunk>> decoded(needed.size());
     for (size_t i = 0; i < needed.size(); ++i) {
-      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i], wanted[i]));
+      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i], wanted[i], rows_needed[i]));
     }
     out->resize(ranges.size());
     for (size_t i = 0; i < ranges.size(); ++i) {
@@ -490,8 +528,11 @@ class MiniBlockReader final : public PageReader {
     return meta_;
   }
 
+  // `rows_needed`: list pages record where rows start for the chunk's first rows_needed
+  // rows only (the ones the plans slice).
   Result<std::shared_ptr<const DecodedChunk>> DecodeChunk(const MiniBlockMeta& meta, size_t c, const BufferPtr& buf,
-                                                          std::span<const uint32_t> wanted) const {
+                                                          std::span<const uint32_t> wanted,
+                                                          uint64_t rows_needed) const {
     const ChunkInfo& ch = meta.chunks[c];
     const std::string ctx = src_.context + " chunk " + std::to_string(c);
     const uint64_t size = buf->size();
@@ -560,16 +601,17 @@ class MiniBlockReader final : public PageReader {
     }
     d->num_levels = num_levels;
     if (!d->def.empty() && d->def.size() != num_levels) return Status::Corruption(ctx + ": level count");
-    uint64_t total_vis = 0;
-    RETURN_IF_ERROR(ScanListLevels(levels_, d->rep, &d->def, ch.starts, &d->row_starts, &d->row_vis, &total_vis, ctx));
+    uint64_t total_vis = 0, total_starts = 0;
+    RETURN_IF_ERROR(ScanListLevels(levels_, d->rep, &d->def, std::max<uint64_t>(rows_needed, 1), &d->row_starts,
+                                   &d->row_vis, &total_starts, &total_vis, ctx));
     if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
     if (total_vis != ch.num_values) {
       return Status::Corruption(ctx + ": " + std::to_string(total_vis) + " visible levels for " +
                                 std::to_string(ch.num_values) + " values");
     }
-    if (d->row_starts.size() != ch.starts) {
-      return Status::Corruption(ctx + ": " + std::to_string(d->row_starts.size()) +
-                                " row starts, the repetition index says " + std::to_string(ch.starts));
+    if (total_starts != ch.starts) {
+      return Status::Corruption(ctx + ": " + std::to_string(total_starts) + " row starts, the repetition index says " +
+                                std::to_string(ch.starts));
     }
     if (!ch.preamble && ch.starts > 0 && d->row_starts[0] != 0) {
       return Status::Corruption(ctx + ": chunk does not begin with a row");
@@ -603,7 +645,7 @@ class FullZipReader final : public PageReader {
     }
     if (layout_.bits_def() == 0 && levels_.has_def()) {
       // The page declares nullable layers but stores no def bits: every level is valid.
-      levels_.def_to_canonical.resize(1);
+      levels_.def_to_canonical.erase(levels_.def_to_canonical.begin() + 1, levels_.def_to_canonical.end());
     }
     if (levels_.has_def() && (uint64_t{1} << layout_.bits_def()) < levels_.def_to_canonical.size()) {
       return Corrupt("bits_def too small for the layers");
@@ -1029,9 +1071,10 @@ class ConstantReader final : public PageReader {
     all.num_levels = std::max(all.rep.size(), all.def.size());
     if (levels_.max_rep > 0) {
       if (!all.def.empty() && all.def.size() != all.rep.size()) return Corrupt("rep and def level counts differ");
+      uint64_t total_starts = 0;
       RETURN_IF_ERROR(ScanListLevels(levels_, all.rep, &all.def, src_.num_rows, &lv->row_starts, &lv->row_vis,
-                                     &lv->total_vis, src_.context));
-      if (lv->row_starts.size() != src_.num_rows) return Corrupt("level rows differ from the page rows");
+                                     &total_starts, &lv->total_vis, src_.context));
+      if (total_starts != src_.num_rows) return Corrupt("level rows differ from the page rows");
     } else {
       if (all.num_levels != src_.num_rows) return Corrupt("level count differs from the page rows");
       uint64_t vis = 0;
