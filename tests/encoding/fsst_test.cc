@@ -1,3 +1,5 @@
+#include <random>
+
 #include "encoding_test_util.h"
 
 namespace lancet::encoding {
@@ -80,6 +82,41 @@ TEST(FsstTest, LongStrings) {
   ASSERT_EQ(b.num_values, 1u);
   EXPECT_EQ(Strings(b)[0].size(), 24000u);
   EXPECT_EQ(Strings(b)[0].substr(0, 16), "abcdefghabcdefgh");
+}
+
+// The decoder takes eight codes at a time until an escape: escapes at every position
+// of that window, at string ends, and dangling at the end, against a plain decoder.
+TEST(FsstTest, EscapesAtEveryPositionOfAWord) {
+  std::mt19937 rng(7);
+  std::vector<std::string> compressed, expect;
+  for (int n = 0; n < 400; ++n) {
+    std::string in, out;
+    const int codes = static_cast<int>(rng() % 40);
+    for (int k = 0; k < codes; ++k) {
+      if (rng() % 5 == 0) {
+        const char lit = static_cast<char>(rng() % 256);
+        in += '\xff';
+        in += lit;
+        out += lit;
+      } else {
+        const uint8_t c = static_cast<uint8_t>(rng() % kSymbols.size());
+        in += static_cast<char>(c);
+        out += kSymbols[c];
+      }
+    }
+    compressed.push_back(in);
+    expect.push_back(out);
+  }
+  std::vector<BufferPtr> bufs = {Bytes(VariableChunk(compressed))};
+  ASSERT_OK_AND_ASSIGN(DataBlock b, DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), bufs, compressed.size()));
+  EXPECT_EQ(Strings(b), expect);
+  for (size_t len = 1; len <= 17; ++len) {
+    std::string dangling(len - 1, '\x00');
+    dangling += '\xff';
+    std::vector<BufferPtr> d = {Bytes(VariableChunk({dangling}))};
+    SCOPED_TRACE(len);
+    EXPECT_CORRUPT(DecodeMiniBlockChunk(FsstEnc(SymbolTable(kSymbols)), d, 1));
+  }
 }
 
 TEST(FsstTest, DisabledEncoderPassesThrough) {
