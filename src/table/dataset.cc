@@ -418,6 +418,7 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
     state->file_paths.push_back(JoinPath(dir, df.path()));
     DataFileInfo dfi;
     dfi.path = df.path();
+    dfi.location = state->file_paths.back();
     dfi.fields.assign(df.fields().begin(), df.fields().end());
     dfi.column_indices.assign(df.column_indices().begin(), df.column_indices().end());
     dfi.major = major;

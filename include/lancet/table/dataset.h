@@ -39,7 +39,8 @@ struct VersionInfo {
 };
 
 struct DataFileInfo {
-  std::string path;  // relative to the dataset's data dir
+  std::string path;      // relative to the data dir of its base (the dataset's by default)
+  std::string location;  // the store path it is read from, through its base path
   std::vector<int32_t> fields;
   std::vector<int32_t> column_indices;
   uint32_t major = 0, minor = 0;
