@@ -440,8 +440,9 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
     if (params.mode == WriteMode::kAppend && !base.latest && read) {
       return Status::CommitConflict(root + ": the dataset disappeared during the append");
     }
-    // Create or overwrite: a fresh schema and fragment list.
+    // Create or overwrite: a fresh schema and fragment list, still on the same branch.
     for (const auto& f : lance_fields) *m.add_fields() = f;
+    if (base.latest && base.latest->has_branch()) m.set_branch(base.latest->branch());
     for (const ExternalBase& b : new_bases) {
       lance::table::BasePath* bp = m.add_base_paths();
       bp->set_id(b.id);
