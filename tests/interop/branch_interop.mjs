@@ -2,10 +2,11 @@
 // branch_interop.mjs LANCET_BIN PEER_HOME WORK_DIR
 //
 // Branches and shallow clones against the reference, both ways:
-//   A: lancet creates a table, a branch, writes on it (append, delete, update, compact,
+//   A: lancet creates a table, a branch, writes on it (append, delete, update, merge, compact,
 //      add-columns), a nested branch forked from the branch and a tag on a branch
 //      version; the reference must list the branches, read every branch version as
-//      lancet does, check out the tag, and see main unchanged.
+//      lancet does (and a column lancet added on a branch), check out the tag, and see
+//      main unchanged.
 //   B: the reference writes branches the same way; lancet must read every version.
 //   C: mixed histories: the reference writes on lancet's branch, lancet on the
 //      reference's; both read the result the same.
@@ -92,10 +93,17 @@ function nd(ids, tag) {
   run(["delete", ds, "--branch", "exp", "--where", "id < 3"], "branch delete");
   run(["update", ds, "--branch", "exp", "--where", "id = 5", "--set", "val='five'"], "branch update");
   run(["compact", ds, "--branch", "exp", "--target-rows", "100"], "branch compact");
+  run(["merge", ds, nd([4, 150], "m"), "--on", "id", "--schema", schemaJson, "--branch", "exp"], "branch merge");
   run(["tag", ds, "--branch", "exp", "create", "exp-tag"], "tag on branch");
   run(["branch", "create", ds, "exp/nested", "--branch", "exp", "--version", "4"], "nested branch");
   run(["import", "--schema", schemaJson, "--mode", "append", "--branch", "exp/nested", nd([500], "n"), ds],
       "nested append");
+  const extraSchema = path.join(work, "extra.json");
+  fs.writeFileSync(extraSchema, JSON.stringify({ fields: [{ name: "extra", type: "int32" }], metadata: {} }));
+  const nestedRows = lancetRows(ds, { branch: "exp/nested" }).length;
+  const extra = path.join(work, "extra.ndjson");
+  fs.writeFileSync(extra, range(0, nestedRows).map((i) => JSON.stringify({ extra: i })).join("\n") + "\n");
+  run(["add-columns", "--schema", extraSchema, ds, extra, "--branch", "exp/nested"], "nested add-columns");
 
   const db = await lancedb.connect(path.join(work, "a"));
   const t = await db.openTable("t");
@@ -110,6 +118,9 @@ function nd(ids, tag) {
       same(lancetRows(ds, { branch: name, version: v }), await peerRows(b), `A: ${name} v${v} read by the reference`);
     }
   }
+  const nestedNow = await (await t.branches()).checkout("exp/nested");
+  same(lancetRows(ds, { branch: "exp/nested" }, ["id", "extra"]), await peerRows(nestedNow, ["id", "extra"]),
+       "A: a column lancet added on a branch, read by the reference");
   same(lancetRows(ds, {}), await peerRows(t), "A: main untouched by the branch writes");
   report((await t.countRows()) === 13, "A: main still has its 13 rows");
   await t.checkout("exp-tag");
