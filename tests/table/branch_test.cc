@@ -276,6 +276,35 @@ TEST(CloneTest, ShallowCloneReadsTheSourceAndWritesLandInTheClone) {
   EXPECT_EQ(SortedIds(*src), Range(0, 15));
 }
 
+// The reference's rule, observed: a source keeps no record of its clones, so its cleanup
+// takes files a shallow clone still reads; a tag on the cloned version keeps them.
+TEST(CloneTest, SourceCleanupKnowsNoClonesButKeepsTaggedVersions) {
+  BranchDir dir;
+  ASSERT_OK(Append(dir.ds(), 0, 10, WriteMode::kCreate).status());
+  auto v1 = OpenOn(dir.ds(), "", 1);
+  ASSERT_NE(v1, nullptr);
+  const std::string target = (dir.path / "c.lance").string();
+  ASSERT_OK(CloneDataset(*v1, target).status());
+  ASSERT_OK(CreateTag(*v1, "cloned", 1));
+  ASSERT_OK(Append(dir.ds(), 100, 2, WriteMode::kOverwrite).status());
+  ASSERT_OK_AND_ASSIGN(auto main, Dataset::Open(dir.ds()));
+  CleanupOptions co;
+  co.older_than = std::chrono::seconds(0);
+  co.delete_unverified = true;
+  ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*main, co));
+  EXPECT_EQ(stats.old_versions, 0u);
+  ASSERT_OK_AND_ASSIGN(auto clone, Dataset::Open(target));
+  EXPECT_EQ(SortedIds(*clone), Range(0, 10));
+
+  ASSERT_OK(DeleteTag(*main, "cloned"));
+  ASSERT_OK_AND_ASSIGN(stats, Cleanup(*main, co));
+  EXPECT_EQ(stats.old_versions, 1u);
+  ASSERT_OK_AND_ASSIGN(clone, Dataset::Open(target));  // the manifest is the clone's own
+  auto scan = clone->Scan();
+  ASSERT_FALSE(scan.ok());
+  EXPECT_EQ(scan.status().code(), StatusCode::kNotFound) << scan.status().ToString();
+}
+
 TEST(CloneTest, DeepCloneCopiesEveryFileAndStandsAlone) {
   BranchDir dir;
   ASSERT_OK(Append(dir.ds(), 0, 12, WriteMode::kCreate).status());
