@@ -14,6 +14,8 @@
 //      lancet reads the reference's; writes to a clone leave the source alone.
 //   E: lancet cleanup on main, with everything old, leaves every branch readable by
 //      the reference.
+//   F: a btree index the reference built works on lancet's branch (after main is
+//      overwritten and cleaned up) and on lancet's shallow and deep clones.
 // Prints one PASS/FAIL line per check and exits 0 only when all pass.
 import fs from "node:fs";
 import path from "node:path";
@@ -212,6 +214,29 @@ function nd(ids, tag) {
       "append to ref clone");
   same(lancetRows(path.join(work, "d", "rclone.lance"), {}), await peerRows(await db.openTable("rclone")),
        "D: the reference reads lancet's write to its clone");
+}
+
+// ---- F: an index the reference built is carried by lancet's branch and clones (base
+// ids on IndexMetadata, index directories copied by --deep, kept by cleanup of main).
+{
+  const db = await lancedb.connect(path.join(work, "f"));
+  const t = await db.createTable("t", mk(range(0, 1000), "a"));
+  await t.createIndex("id", { config: lancedb.Index.btree() });
+  const ds = path.join(work, "f", "t.lance");
+  run(["branch", "create", ds, "ix"], "branch of an indexed table");
+  run(["clone", ds, path.join(work, "f", "shallow.lance")], "shallow clone of an indexed table");
+  run(["clone", ds, path.join(work, "f", "deep.lance"), "--deep"], "deep clone of an indexed table");
+  run(["import", "--schema", schemaJson, "--mode", "overwrite", nd([1], "o"), ds], "overwrite main");
+  run(["cleanup", ds, "--older-than", "0s", "--delete-unverified"], "cleanup main");
+  const probe = async (table, what) => {
+    const idx = await table.listIndices();
+    const rows = await table.query().where("id = 500").toArray();
+    report(idx.length === 1 && idx[0].name === "id_idx" && rows.length === 1 && rows[0].val === "a500",
+           `F: the reference uses the index through ${what}`, `${idx.length} indices, ${rows.length} rows`);
+  };
+  await probe(await (await t.branches()).checkout("ix"), "lancet's branch after main's cleanup");
+  await probe(await db.openTable("shallow"), "lancet's shallow clone");
+  await probe(await db.openTable("deep"), "lancet's deep clone");
 }
 
 process.exit(failures === 0 ? 0 : 1);
