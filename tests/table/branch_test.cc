@@ -12,8 +12,10 @@
 #include "lancet/table/cleanup.h"
 #include "lancet/table/clone.h"
 #include "lancet/table/compaction.h"
+#include "lancet/table/evolution.h"
 #include "lancet/table/update.h"
 #include "lancet/table/write.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -124,6 +126,46 @@ TEST(BranchTest, ForkCopiesNoDataAndWritesStayOnTheBranch) {
   ASSERT_OK_AND_ASSIGN(auto back, OpenOn(dir.ds(), "exp")->Checkout(1));
   EXPECT_EQ(back->branch(), "exp");
   EXPECT_EQ(SortedIds(*back), Range(0, 10));
+}
+
+// Metadata-only and column-rewriting schema changes and a restore, on a branch whose
+// files are all inherited: the branch keeps reading them, main never changes.
+TEST(BranchTest, EvolutionAndRestoreOnABranch) {
+  BranchDir dir;
+  RecordBatch rows = testing::IdNameXRows(0, 12);
+  WriteParams p;
+  p.max_rows_per_file = 5;
+  ASSERT_OK(WriteDataset(dir.ds(), rows.schema, {rows}, p).status());
+  ASSERT_OK_AND_ASSIGN(auto main, Dataset::Open(dir.ds()));
+  const std::string main_schema = main->schema().ToString();
+  ASSERT_OK(CreateBranch(*main, "evo").status());
+  ASSERT_OK(AlterColumnType(*OpenOn(dir.ds(), "evo"), "id", MakeType(TypeId::kInt32)).status());
+  ASSERT_OK(RenameColumn(*OpenOn(dir.ds(), "evo"), "name", "label").status());
+  ASSERT_OK(DropColumns(*OpenOn(dir.ds(), "evo"), {"x"}).status());
+  Field extra;
+  extra.name = "extra";
+  extra.type = MakeType(TypeId::kInt64);
+  ASSERT_OK(AddNullColumns(*OpenOn(dir.ds(), "evo"), {extra}).status());
+  auto evo = OpenOn(dir.ds(), "evo");
+  ASSERT_NE(evo, nullptr);
+  EXPECT_EQ(evo->version(), 5u);
+  ASSERT_EQ(evo->schema().fields.size(), 3u);
+  EXPECT_EQ(evo->schema().fields[0].type.id, TypeId::kInt32);
+  EXPECT_EQ(evo->schema().fields[1].name, "label");
+  EXPECT_EQ(evo->schema().fields[2].name, "extra");
+  ASSERT_OK_AND_ASSIGN(auto batches, evo->Scan());
+  int64_t n = 0;
+  for (const RecordBatch& b : batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) EXPECT_EQ(b.columns[0].values<int32_t>()[i], n++);
+  }
+  EXPECT_EQ(n, 12);
+  ASSERT_OK(Restore(*evo, 1).status());
+  evo = OpenOn(dir.ds(), "evo");
+  EXPECT_EQ(evo->schema().ToString(), main_schema);
+  EXPECT_EQ(SortedIds(*evo), Range(0, 12));
+  ASSERT_OK_AND_ASSIGN(main, Dataset::Open(dir.ds()));
+  EXPECT_EQ(main->version(), 1u);
+  EXPECT_EQ(main->schema().ToString(), main_schema);
 }
 
 TEST(BranchTest, ListNestedAndDelete) {
