@@ -162,13 +162,13 @@ class DatasetImpl final : public Dataset, public ScanSource {
 
  private:
   DatasetImpl() = default;
-  // What a checkout keeps of the options this version was opened with.
   // uri_ without the branch's tree/<name> suffix Make added.
   std::string TableUri() const {
     if (branch_.empty() || uri_.empty()) return uri_;
     return uri_.substr(0, uri_.size() - BranchRoot("", branch_).size() - 1);
   }
 
+  // What a checkout keeps of the options this version was opened with.
   OpenOptions Reopen() const {
     OpenOptions o;
     o.max_storage_version = max_storage_version_;
@@ -526,26 +526,9 @@ Result<std::vector<VersionInfo>> DatasetImpl::ListVersions() const {
 }
 
 Result<std::map<std::string, uint64_t>> DatasetImpl::ListTags() const {
-  std::string dir = JoinPath(table_root_, "_refs/tags");
+  ASSIGN_OR_RETURN(auto tags, ReadTags(*store_, table_root_));
   std::map<std::string, uint64_t> out;
-  auto listed = store_->List(dir);
-  if (!listed.ok()) {
-    if (listed.status().IsNotFound()) return out;
-    return listed.status();
-  }
-  for (const io::ObjectInfo& info : *listed) {
-    std::string_view name = info.path;
-    if (info.is_dir || !name.ends_with(".json")) continue;
-    name.remove_suffix(5);
-    std::string path = JoinPath(dir, info.path);
-    ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, store_->OpenRead(path));
-    ASSIGN_OR_RETURN(uint64_t size, file->Size());
-    constexpr uint64_t kMaxTagFile = 1 << 20;
-    if (size > kMaxTagFile) return Status::Corruption(path + ": tag file is implausibly large");
-    ASSIGN_OR_RETURN(BufferPtr bytes, file->ReadAt(0, size));
-    ASSIGN_OR_RETURN(TagContents tag, ParseTagJson(bytes->view(), path));
-    out[std::string(name)] = tag.version;
-  }
+  for (const auto& [name, tag] : tags) out[name] = tag.version;
   return out;
 }
 
