@@ -205,6 +205,30 @@ TEST(BranchTest, ListNestedAndDelete) {
   EXPECT_EQ(DeleteBranch(*v1, "a").code(), StatusCode::kNotFound);
 }
 
+TEST(BranchTest, ConcurrentCreatorsOfOneNameLeaveOneBranch) {
+  BranchDir dir;
+  ASSERT_OK(Append(dir.ds(), 0, 3, WriteMode::kCreate).status());
+  ASSERT_OK_AND_ASSIGN(auto main, Dataset::Open(dir.ds()));
+  constexpr int kCreators = 4;
+  std::vector<Status> results(kCreators);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCreators; ++i) {
+    threads.emplace_back([&, i] { results[i] = CreateBranch(*main, "race").status(); });
+  }
+  for (auto& t : threads) t.join();
+  int created = 0;
+  for (const Status& st : results) {
+    if (st.ok()) {
+      ++created;
+    } else {
+      EXPECT_EQ(st.code(), StatusCode::kAlreadyExists) << st.ToString();
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "race")), Range(0, 3));
+  EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/race/_transactions"), 1u);
+}
+
 TEST(BranchTest, NamesAreChecked) {
   for (const char* bad : {"", "main", "/a", "a/", "a//b", "a/../b", ".", "a\\b", "a%2Fb", "x\ny"}) {
     EXPECT_EQ(ValidateBranchName(bad).code(), StatusCode::kInvalidArgument) << bad;
