@@ -102,7 +102,8 @@ Result<std::unique_ptr<Dataset>> CreateBranch(const Dataset& from, const std::st
 Status DeleteBranch(const Dataset& dataset, const std::string& name) {
   const std::string& table_root = dataset.table_root();
   io::ObjectStore& store = *dataset.store();
-  RETURN_IF_ERROR(ReadBranch(store, table_root, name).status());
+  auto ref = ReadBranch(store, table_root, name);
+  if (!ref.ok() && !ref.status().IsNotFound()) return ref.status();
   ASSIGN_OR_RETURN(std::vector<BranchInfo> branches, ReadBranches(store, table_root));
   std::set<std::string> nested;
   for (const BranchInfo& b : branches) {
@@ -112,10 +113,16 @@ Status DeleteBranch(const Dataset& dataset, const std::string& name) {
     }
     if (b.name != name) nested.insert(BranchRoot(table_root, b.name));
   }
-  // The ref first: once it is gone the branch no longer exists, whatever files remain.
-  RETURN_IF_ERROR(store.Delete(JoinPath(table_root, BranchRefPath(name))));
   std::vector<std::string> files;
   RETURN_IF_ERROR(CollectBranchFiles(store, BranchRoot(table_root, name), nested, &files));
+  if (!ref.ok()) {
+    // No ref but files: what a create killed between its manifest and its ref leaves
+    // (the name stays taken until they go).
+    if (files.empty()) return ref.status();
+    return store.DeleteMany(files).status();
+  }
+  // The ref first: once it is gone the branch no longer exists, whatever files remain.
+  RETURN_IF_ERROR(store.Delete(JoinPath(table_root, BranchRefPath(name))));
   return store.DeleteMany(files).status();
 }
 

@@ -229,6 +229,23 @@ TEST(BranchTest, ConcurrentCreatorsOfOneNameLeaveOneBranch) {
   EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/race/_transactions"), 1u);
 }
 
+// A create killed after its manifest but before its ref leaves files and no branch.
+TEST(BranchTest, DeleteClearsWhatAnInterruptedCreateLeft) {
+  BranchDir dir;
+  ASSERT_OK(Append(dir.ds(), 0, 3, WriteMode::kCreate).status());
+  ASSERT_OK_AND_ASSIGN(auto main, Dataset::Open(dir.ds()));
+  ASSERT_OK(CreateBranch(*main, "half").status());
+  fs::remove(fs::path(dir.ds()) / "_refs/branches/half.json");
+  ASSERT_OK_AND_ASSIGN(auto branches, ListBranches(*main));
+  EXPECT_TRUE(branches.empty());
+  EXPECT_EQ(CreateBranch(*main, "half").status().code(), StatusCode::kAlreadyExists);
+  ASSERT_OK(DeleteBranch(*main, "half"));
+  EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/half"), 0u);
+  EXPECT_EQ(DeleteBranch(*main, "half").code(), StatusCode::kNotFound);
+  ASSERT_OK(CreateBranch(*main, "half").status());
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "half")), Range(0, 3));
+}
+
 TEST(BranchTest, NamesAreChecked) {
   for (const char* bad : {"", "main", "/a", "a/", "a//b", "a/../b", ".", "a\\b", "a%2Fb", "x\ny"}) {
     EXPECT_EQ(ValidateBranchName(bad).code(), StatusCode::kInvalidArgument) << bad;

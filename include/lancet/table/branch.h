@@ -39,8 +39,9 @@ Result<std::vector<BranchInfo>> ListBranches(const Dataset& dataset);
 /// AlreadyExists if the branch exists; NotSupported for a table in a remote store.
 Result<std::unique_ptr<Dataset>> CreateBranch(const Dataset& from, const std::string& name);
 
-/// \brief Deletes branch `name`: its ref, then every file under its directory.
-/// NotFound if there is no such branch; FailedPrecondition while another branch was
+/// \brief Deletes branch `name`: its ref, then every file under its directory (nested
+/// branches' directories excepted). Without a ref it removes what a killed CreateBranch
+/// left there, which keeps the name taken. NotFound if there is neither; FailedPrecondition while another branch was
 /// forked from it (deleting it would take files that branch reads).
 Status DeleteBranch(const Dataset& dataset, const std::string& name);
 
