@@ -9,6 +9,7 @@
 #include "table/commit.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
+#include "table/refs.h"
 
 namespace lancet::table {
 namespace {
@@ -24,18 +25,6 @@ struct References {
   std::set<std::string> files;        // data/, _deletions/, _transactions/ paths
   std::set<std::string> index_uuids;  // _indices/<uuid>/
 };
-
-std::string UuidText(const std::string& bytes) {
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
-    auto b = static_cast<uint8_t>(bytes[i]);
-    s.push_back(kHex[b >> 4]);
-    s.push_back(kHex[b & 15]);
-  }
-  return s;
-}
 
 Status AddReferences(const io::ObjectStore& store, const ManifestLocation& loc, const Manifest& m, References* refs) {
   for (const auto& frag : m.fragments()) {
@@ -54,7 +43,52 @@ Status AddReferences(const io::ObjectStore& store, const ManifestLocation& loc, 
     if (!indices.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
       return Status::Corruption(loc.path + ": index section is not a valid lance.table.IndexSection");
     }
-    for (const auto& index : indices.indices()) refs->index_uuids.insert(UuidText(index.uuid().uuid()));
+    for (const auto& index : indices.indices()) refs->index_uuids.insert(FormatIndexUuid(index.uuid().uuid()));
+  }
+  return Status::OK();
+}
+
+// What other branches need from the dataset's directory (the reference keeps these,
+// docs/format-notes/branches.md): the versions forked from, and every file one of their
+// manifests reaches through a base path naming this directory.
+Status AddBranchReferences(const Dataset& dataset, References* kept, std::set<uint64_t>* pinned) {
+  const io::ObjectStore& store = *dataset.store();
+  ASSIGN_OR_RETURN(std::vector<BranchInfo> branches, ReadBranches(store, dataset.table_root()));
+  if (branches.empty()) return Status::OK();
+  ASSIGN_OR_RETURN(std::string dir, AbsoluteDatasetDir(dataset.uri(), dataset.root()));
+  for (const BranchInfo& b : branches) {
+    if (b.name == dataset.branch()) continue;
+    if (b.parent_branch == dataset.branch()) pinned->insert(b.parent_version);
+    auto manifests = ListManifests(store, BranchRoot(dataset.table_root(), b.name));
+    if (manifests.status().IsNotFound()) continue;
+    RETURN_IF_ERROR(manifests.status());
+    for (const ManifestLocation& loc : *manifests) {
+      ASSIGN_OR_RETURN(Manifest m, ReadManifest(store, loc.path, loc.size));
+      std::set<uint32_t> ours;
+      for (const auto& bp : m.base_paths()) {
+        if (bp.is_dataset_root() && bp.path() == dir) ours.insert(bp.id());
+      }
+      if (ours.empty()) continue;
+      for (const auto& frag : m.fragments()) {
+        for (const auto& file : frag.files()) {
+          if (file.has_base_id() && ours.count(file.base_id())) kept->files.insert("data/" + file.path());
+        }
+        const auto& del = frag.deletion_file();
+        if (frag.has_deletion_file() && del.has_base_id() && ours.count(del.base_id())) {
+          kept->files.insert(DeletionFileName(frag.id(), del));
+        }
+      }
+      ASSIGN_OR_RETURN(std::vector<uint8_t> section, ReadIndexSection(store, loc.path, m));
+      lance::table::IndexSection indices;
+      if (!section.empty() && !indices.ParseFromArray(section.data(), static_cast<int>(section.size()))) {
+        return Status::Corruption(loc.path + ": index section is not a valid lance.table.IndexSection");
+      }
+      for (const auto& index : indices.indices()) {
+        if (index.has_base_id() && ours.count(index.base_id())) {
+          kept->index_uuids.insert(FormatIndexUuid(index.uuid().uuid()));
+        }
+      }
+    }
   }
   return Status::OK();
 }
@@ -135,12 +169,16 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
   const int64_t now_ms = now_ns / 1000000;
   // 128 bits: neither a huge older_than nor a hostile manifest timestamp can overflow.
   const __int128 cutoff_ns = __int128{now_ns} - __int128{options.older_than.count()} * 1000000000;
-  ASSIGN_OR_RETURN(auto tags, dataset.ListTags());
+  ASSIGN_OR_RETURN(auto tags, ReadTags(*store, dataset.table_root()));
   std::set<uint64_t> tagged;
-  for (const auto& [name, version] : tags) tagged.insert(version);
+  for (const auto& [name, tag] : tags) {
+    if (tag.branch == dataset.branch() || (tag.branch == "main" && dataset.branch().empty()))
+      tagged.insert(tag.version);
+  }
+  References kept, removed;
+  RETURN_IF_ERROR(AddBranchReferences(dataset, &kept, &tagged));
 
   ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
-  References kept, removed;
   std::vector<const ManifestLocation*> old;
   for (const ManifestLocation& loc : manifests) {
     // An unreadable manifest stops the cleanup: guessing could delete files it needs.

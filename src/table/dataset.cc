@@ -18,6 +18,7 @@
 #include "table/deletion.h"
 #include "table/external_stores.h"
 #include "table/manifest.h"
+#include "table/refs.h"
 #include "table/row_id_sequence.h"
 #include "table/row_meta.h"
 #include "table/scan_projection.h"
@@ -76,6 +77,8 @@ class DatasetImpl final : public Dataset, public ScanSource {
 
   const std::string& uri() const override { return uri_.empty() ? root_ : uri_; }
   const std::string& root() const override { return root_; }
+  const std::string& branch() const override { return branch_; }
+  const std::string& table_root() const override { return table_root_; }
   uint64_t version() const override { return manifest_.version(); }
   const Schema& schema() const override { return schema_; }
   const Schema& read_schema() const override { return read_schema_; }
@@ -86,12 +89,13 @@ class DatasetImpl final : public Dataset, public ScanSource {
   Result<std::unique_ptr<Dataset>> Checkout(uint64_t version) const override {
     OpenOptions o = Reopen();
     o.version = version;
-    return Make(store_, root_, o, uri_);
+    o.branch = branch_;
+    return Make(store_, table_root_, o, TableUri());
   }
   Result<std::unique_ptr<Dataset>> CheckoutTag(const std::string& tag) const override {
     OpenOptions o = Reopen();
     o.tag = tag;
-    return Make(store_, root_, o, uri_);
+    return Make(store_, table_root_, o, TableUri());
   }
   Result<std::unique_ptr<io::RandomAccessFile>> OpenBlobObject(const std::string& object) const override {
     return externals_->OpenRead(object);
@@ -158,6 +162,12 @@ class DatasetImpl final : public Dataset, public ScanSource {
 
  private:
   DatasetImpl() = default;
+  // uri_ without the branch's tree/<name> suffix Make added.
+  std::string TableUri() const {
+    if (branch_.empty() || uri_.empty()) return uri_;
+    return uri_.substr(0, uri_.size() - BranchRoot("", branch_).size() - 1);
+  }
+
   // What a checkout keeps of the options this version was opened with.
   OpenOptions Reopen() const {
     OpenOptions o;
@@ -218,6 +228,8 @@ class DatasetImpl final : public Dataset, public ScanSource {
  private:
   std::shared_ptr<io::ObjectStore> store_;
   std::string root_;
+  std::string table_root_;
+  std::string branch_;  // empty: main
   std::string uri_;
   io::StorageOptions storage_options_;
   std::shared_ptr<ExternalStores> externals_;
@@ -245,8 +257,10 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
     return Status::InvalidArgument(root + ": open with either a version or a tag, not both");
   }
   while (root.size() > 1 && root.back() == '/') root.pop_back();
-  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
+  while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+  const std::string table_root = root;
   std::optional<uint64_t> wanted = options.version;
+  std::string branch = options.branch == "main" ? "" : options.branch;
   if (options.tag) {
     RETURN_IF_ERROR(ValidateTagName(*options.tag));
     std::string tag_path = JoinPath(root, "_refs/tags/" + *options.tag + ".json");
@@ -261,7 +275,15 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
     ASSIGN_OR_RETURN(BufferPtr bytes, (*file)->ReadAt(0, size));
     ASSIGN_OR_RETURN(TagContents tag, ParseTagJson(bytes->view(), tag_path));
     wanted = tag.version;
+    branch = tag.branch == "main" ? "" : tag.branch;
   }
+  if (!branch.empty()) {
+    // The ref, not the directory, makes a branch: a deleted branch's leftovers stay closed.
+    RETURN_IF_ERROR(ReadBranch(*store, table_root, branch).status());
+    root = BranchRoot(table_root, branch);
+    if (!uri.empty()) uri = BranchRoot(uri, branch);
+  }
+  ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
   const ManifestLocation* loc = nullptr;
   if (wanted) {
     for (const ManifestLocation& m : manifests) {
@@ -280,7 +302,8 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
   std::unique_ptr<DatasetImpl> ds(new DatasetImpl());
   ds->store_ = std::move(store);
   ds->root_ = root;
-  while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+  ds->table_root_ = table_root;
+  ds->branch_ = branch;
   ds->uri_ = std::move(uri);
   ds->storage_options_ = options.storage_options;
   ds->externals_ = std::make_shared<ExternalStores>(ds->store_, BucketOfUri(ds->uri_), options.storage_options);
@@ -395,6 +418,7 @@ Status DatasetImpl::InitFragment(const DataFragment& frag, FragmentState* state,
     state->file_paths.push_back(JoinPath(dir, df.path()));
     DataFileInfo dfi;
     dfi.path = df.path();
+    dfi.location = state->file_paths.back();
     dfi.fields.assign(df.fields().begin(), df.fields().end());
     dfi.column_indices.assign(df.column_indices().begin(), df.column_indices().end());
     dfi.major = major;
@@ -502,26 +526,9 @@ Result<std::vector<VersionInfo>> DatasetImpl::ListVersions() const {
 }
 
 Result<std::map<std::string, uint64_t>> DatasetImpl::ListTags() const {
-  std::string dir = JoinPath(root_, "_refs/tags");
+  ASSIGN_OR_RETURN(auto tags, ReadTags(*store_, table_root_));
   std::map<std::string, uint64_t> out;
-  auto listed = store_->List(dir);
-  if (!listed.ok()) {
-    if (listed.status().IsNotFound()) return out;
-    return listed.status();
-  }
-  for (const io::ObjectInfo& info : *listed) {
-    std::string_view name = info.path;
-    if (info.is_dir || !name.ends_with(".json")) continue;
-    name.remove_suffix(5);
-    std::string path = JoinPath(dir, info.path);
-    ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> file, store_->OpenRead(path));
-    ASSIGN_OR_RETURN(uint64_t size, file->Size());
-    constexpr uint64_t kMaxTagFile = 1 << 20;
-    if (size > kMaxTagFile) return Status::Corruption(path + ": tag file is implausibly large");
-    ASSIGN_OR_RETURN(BufferPtr bytes, file->ReadAt(0, size));
-    ASSIGN_OR_RETURN(TagContents tag, ParseTagJson(bytes->view(), path));
-    out[std::string(name)] = tag.version;
-  }
+  for (const auto& [name, tag] : tags) out[name] = tag.version;
   return out;
 }
 

@@ -212,6 +212,11 @@ Result<TagContents> ParseTagJson(std::string_view json, const std::string& path)
   }
   out.version = version->get<uint64_t>();
   if (out.version == 0) return Status::Corruption(path + ": tag points at version 0");
+  auto branch = doc.find("branch");
+  if (branch != doc.end() && !branch->is_null()) {
+    if (!branch->is_string()) return Status::Corruption(path + ": tag file's \"branch\" is not a string");
+    out.branch = branch->get<std::string>();
+  }
   for (const char* key : {"manifestSize", "manifest_size"}) {
     auto it = doc.find(key);
     if (it == doc.end() || it->is_null()) continue;

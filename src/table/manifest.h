@@ -77,6 +77,7 @@ Status ValidateTagName(std::string_view name);
 
 struct TagContents {
   uint64_t version = 0;
+  std::string branch;  // empty (JSON null or absent): main
   std::optional<uint64_t> manifest_size;
 };
 

@@ -440,8 +440,9 @@ Result<uint64_t> WriteDataset(std::shared_ptr<io::ObjectStore> store, const std:
     if (params.mode == WriteMode::kAppend && !base.latest && read) {
       return Status::CommitConflict(root + ": the dataset disappeared during the append");
     }
-    // Create or overwrite: a fresh schema and fragment list.
+    // Create or overwrite: a fresh schema and fragment list, still on the same branch.
     for (const auto& f : lance_fields) *m.add_fields() = f;
+    if (base.latest && base.latest->has_branch()) m.set_branch(base.latest->branch());
     for (const ExternalBase& b : new_bases) {
       lance::table::BasePath* bp = m.add_base_paths();
       bp->set_id(b.id);
@@ -650,9 +651,11 @@ Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t versi
     ASSIGN_OR_RETURN(size, store->Size(loc->path));
   }
   // lance 12 requires the camelCase key (notes §13.4); other keys are optional.
-  nlohmann::json j = {{"version", version}, {"manifestSize", size}};
+  // Tags live with the table, whichever branch they name.
+  nlohmann::json branch = dataset.branch().empty() ? nlohmann::json(nullptr) : nlohmann::json(dataset.branch());
+  nlohmann::json j = {{"branch", branch}, {"version", version}, {"manifestSize", size}};
   std::string text = j.dump();
-  std::string path = JoinPath(root, "_refs/tags/" + name + ".json");
+  std::string path = JoinPath(dataset.table_root(), "_refs/tags/" + name + ".json");
   Status st = store->PutIfAbsent(path, AsBytes(text));
   if (st.code() == StatusCode::kAlreadyExists) return Status::AlreadyExists(path + ": tag '" + name + "' exists");
   return st;
@@ -660,7 +663,7 @@ Status CreateTag(const Dataset& dataset, const std::string& name, uint64_t versi
 
 Status DeleteTag(const Dataset& dataset, const std::string& name) {
   RETURN_IF_ERROR(ValidateTagName(name));
-  std::string path = JoinPath(dataset.root(), "_refs/tags/" + name + ".json");
+  std::string path = JoinPath(dataset.table_root(), "_refs/tags/" + name + ".json");
   Status st = dataset.store()->Delete(path);
   if (st.IsNotFound()) return Status::NotFound(path + ": tag '" + name + "' not found");
   return st;

@@ -37,6 +37,10 @@ int RunLancet(const std::vector<std::string>& args) {
                                    AddIngestCommand(app),  AddExtractCommand(app), AddTakeCommand(app),
                                    AddCountCommand(app),   AddUpdateCommand(app),  AddMergeCommand(app),
                                     AddDiffCommand(app)};
+  commands.push_back(AddBranchCommand(app));
+  commands.push_back(AddCloneCommand(app));
+  for (const Command& c : commands) AddBranchOption(*c.app);
+  GlobalBranch().clear();
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);

@@ -1,5 +1,7 @@
 #include "lancet/cli_common.h"
 
+#include "lancet/table/branch.h"
+
 #include <CLI/CLI.hpp>
 
 #include <poll.h>
@@ -40,6 +42,21 @@ void VersionSelector::AddOptions(CLI::App& app) {
   v->excludes(t);
 }
 
+std::string& GlobalBranch() {
+  static std::string branch;
+  return branch;
+}
+
+void AddBranchOption(CLI::App& app) {
+  app.add_option("--branch", GlobalBranch(), "Work on this branch instead of main")->type_name("NAME");
+}
+
+Result<std::string> BranchWriteUri(const std::string& path) {
+  if (GlobalBranch().empty() || GlobalBranch() == "main") return path;
+  RETURN_IF_ERROR(OpenDataset(path, VersionSelector{}).status());
+  return table::BranchRoot(path, GlobalBranch());
+}
+
 io::StorageOptions& GlobalStorageOptions() {
   static io::StorageOptions options;
   return options;
@@ -61,11 +78,13 @@ Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, con
   options.storage_options = GlobalStorageOptions();
   options.version = selector.version;
   options.tag = selector.tag;
+  options.branch = GlobalBranch();
   auto ds = table::Dataset::Open(path, options);
   if (!ds.ok()) {
     std::string what = "cannot open dataset " + path;
     if (selector.version) what += " at version " + std::to_string(*selector.version);
     if (selector.tag) what += " at tag '" + *selector.tag + "'";
+    if (!options.branch.empty() && !selector.tag) what += " on branch '" + options.branch + "'";
     return Status(ds.status().code(), what + ": " + ds.status().message());
   }
   return ds;

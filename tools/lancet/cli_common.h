@@ -48,6 +48,14 @@ int ReportError(const Status& status, const std::string& context = {});
 /// Prints "lancet: <message>" plus a --help hint to stderr and returns kExitUsage.
 int ReportUsage(const std::string& message);
 
+/// The branch given with --branch (empty: main); every dataset opens on it.
+std::string& GlobalBranch();
+/// Adds --branch NAME to `app` (every command has it).
+void AddBranchOption(CLI::App& app);
+/// Where a command that writes by URI writes: `path`, or its branch's directory once
+/// the branch is known to exist.
+Result<std::string> BranchWriteUri(const std::string& path);
+
 /// Which version of a dataset a command reads.
 struct VersionSelector {
   std::optional<uint64_t> version;

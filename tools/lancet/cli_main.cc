@@ -32,7 +32,11 @@ int RunMain(int argc, char** argv) {
       AddDeleteCommand(app),      AddTagCommand(app),          AddRestoreCommand(app),      AddAddColumnsCommand(app),
       AddCompactCommand(app),     AddCleanupCommand(app),      AddExtractCommand(app),      AddExtractFrameCommand(app),
       AddExtractClipCommand(app), AddExtractAudioCommand(app), AddExtractImageCommand(app), AddCountCommand(app),
-      AddUpdateCommand(app),      AddMergeCommand(app),       AddDiffCommand(app)};
+      AddUpdateCommand(app),      AddMergeCommand(app),        AddDiffCommand(app)};
+  commands.push_back(AddBranchCommand(app));
+  commands.push_back(AddCloneCommand(app));
+  for (const Command& c : commands) AddBranchOption(*c.app);
+  GlobalBranch().clear();  // RunMain may run more than once in a process (tests)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

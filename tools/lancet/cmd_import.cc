@@ -69,6 +69,10 @@ struct ImportState {
   }
 
   int Run() {
+    // On a branch the writes go to its directory, a dataset of its own.
+    auto target = BranchWriteUri(dataset);
+    if (!target.ok()) return ReportError(target.status(), dataset);
+    dataset = *target;
     table::WriteParams params;
     params.storage_options = GlobalStorageOptions();
     params.mode = mode == "append"      ? table::WriteMode::kAppend

@@ -50,13 +50,6 @@ std::map<int32_t, std::string> FieldNamesById(const Schema& schema) {
   return names;
 }
 
-std::string DatasetRoot(const std::string& uri) {
-  std::string root = uri;
-  if (root.starts_with("file://")) root = root.substr(7);
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
-  return root;
-}
-
 // Blob V2 columns, and which carry blob_info (format 2.3) from which plugin.
 void CollectBlobColumns(const Field& f, const std::string& prefix, std::vector<const Field*>* fields,
                         std::vector<std::string>* paths) {
@@ -178,7 +171,7 @@ struct InfoState {
 
   Status DescribeFile(const table::Dataset& ds, const table::DataFileInfo& file,
                       const std::map<int32_t, std::string>& names, std::string& out) const {
-    const std::string path = DatasetRoot(ds.root()) + "/data/" + file.path;
+    const std::string& path = file.location;
     ASSIGN_OR_RETURN(std::unique_ptr<io::RandomAccessFile> raw, ds.store()->OpenRead(path));
     std::shared_ptr<io::RandomAccessFile> shared(std::move(raw));
     ASSIGN_OR_RETURN(auto reader, format::FileReader::Open(shared, file.size_bytes));

@@ -72,6 +72,10 @@ struct IngestState {
   Progress progress;
 
   int Run() {
+    // On a branch the writes go to its directory, a dataset of its own.
+    auto target = BranchWriteUri(dataset);
+    if (!target.ok()) return ReportError(target.status(), dataset);
+    dataset = *target;
     if (column == "path" || column == "size" || column == "media_type") {
       return ReportUsage("--column " + column + ": that name is taken by the path, size and media_type columns");
     }

@@ -41,5 +41,9 @@ Command AddExtractClipCommand(CLI::App& root);
 Command AddExtractAudioCommand(CLI::App& root);
 /// `extract-image`: an image page, region or thumbnail as PNG.
 Command AddExtractImageCommand(CLI::App& root);
+/// `branch create|list|delete|diff DATASET ...`.
+Command AddBranchCommand(CLI::App& root);
+/// `clone SRC DST [--version N | --tag T] [--deep]`.
+Command AddCloneCommand(CLI::App& root);
 
 }  // namespace lancet::cli

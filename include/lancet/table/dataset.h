@@ -22,6 +22,9 @@ namespace lancet::table {
 struct OpenOptions {
   std::optional<uint64_t> version;  // default: latest
   std::optional<std::string> tag;   // mutually exclusive with version
+  /// The branch to open (lancet/table/branch.h); empty or "main" is the main branch. A
+  /// tag names its own branch and overrides this one.
+  std::string branch;
   /// The newest storage version to accept; k2_2 reads like a reader that predates
   /// blob_info and refuses 2.3 datasets.
   StorageVersion max_storage_version = StorageVersion::k2_3;
@@ -36,7 +39,8 @@ struct VersionInfo {
 };
 
 struct DataFileInfo {
-  std::string path;  // relative to the dataset's data dir
+  std::string path;      // relative to the data dir of its base (the dataset's by default)
+  std::string location;  // the store path it is read from, through its base path
   std::vector<int32_t> fields;
   std::vector<int32_t> column_indices;
   uint32_t major = 0, minor = 0;
@@ -103,6 +107,14 @@ class Dataset {
   virtual const std::string& uri() const = 0;
   /// The dataset's directory inside store(): a local path or an S3 key prefix.
   virtual const std::string& root() const { return uri(); }
+  /// The branch this version is on; empty for main.
+  virtual const std::string& branch() const {
+    static const std::string kMain;
+    return kMain;
+  }
+  /// The directory of the table the branch belongs to (where _refs/ and tree/ live):
+  /// root() on main.
+  virtual const std::string& table_root() const { return root(); }
   virtual uint64_t version() const = 0;
   virtual const Schema& schema() const = 0;
   /// The schema of scan output: blob columns as descriptor structs.
