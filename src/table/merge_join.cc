@@ -131,7 +131,8 @@ Status MergeJoiner::Prepare() {
   }
   if (!options_.by_source_condition.empty()) {
     auto bound = expr::Filter::Bind(options_.by_source_condition, ts);
-    if (!bound.ok()) return Status::InvalidArgument(where + "not-matched-by-source condition: " + bound.status().message());
+    if (!bound.ok())
+      return Status::InvalidArgument(where + "not-matched-by-source condition: " + bound.status().message());
     by_source_condition_ = std::move(bound).value();
   }
   return Status::OK();
@@ -181,40 +182,54 @@ Status MergeJoiner::JoinPartition(const RecordBatch& rows, RecordBatchReader& ta
   // Source rows by key; rows sharing a key are chained through `next`.
   MergeKeyIndex first(static_cast<size_t>(rows.num_rows));
   std::vector<int64_t> next(static_cast<size_t>(rows.num_rows), -1);
-  std::string key;
-  for (int64_t i = rows.num_rows - 1; i >= 0; --i) {
-    if (!source_keys_.Encode(rows, i, &key)) continue;
-    bool fresh = false;
-    int64_t* head = first.FindOrInsert(key, i, &fresh);
-    if (!fresh) {
-      next[i] = *head;
-      *head = i;
+  MergeKeyRun run;
+  // Backwards, so that each chain runs in source order.
+  for (int64_t end = rows.num_rows; end > 0; end -= kMergeKeyRunRows) {
+    const int64_t begin = std::max<int64_t>(0, end - kMergeKeyRunRows);
+    source_keys_.EncodeRun(rows, false, begin, end, &run);
+    for (size_t i = run.size(); i-- > 0;) {
+      if (i >= 8) first.Prefetch(run.hashes[i - 8]);
+      if (!run.valid[i]) continue;
+      const int64_t row = begin + static_cast<int64_t>(i);
+      bool fresh = false;
+      int64_t* head = first.FindOrInsert(run, i, row, &fresh);
+      if (!fresh) {
+        next[row] = *head;
+        *head = row;
+      }
     }
   }
   std::vector<bool> matched(static_cast<size_t>(rows.num_rows), false);
   const bool updates = options_.when_matched != WhenMatched::kDoNothing;
   const bool deletes = options_.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
+  std::vector<int64_t> found(static_cast<size_t>(kMergeKeyRunRows));
   while (true) {
     ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, target_keys.Next());
     if (!batch) break;
     const uint64_t* addr = batch->columns.back().values<uint64_t>();
-    for (int64_t r = 0; r < batch->num_rows; ++r) {
-      const int64_t s = target_keys_.EncodeKeysOnly(*batch, r, &key) ? first.Find(key) : -1;
-      if (s < 0) {
-        if (deletes) deletes_.push_back(addr[r]);
-        if (deletes_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushDeletes());
-        continue;
+    for (int64_t begin = 0; begin < batch->num_rows; begin += kMergeKeyRunRows) {
+      const int64_t end = std::min(batch->num_rows, begin + kMergeKeyRunRows);
+      target_keys_.EncodeRun(*batch, true, begin, end, &run);
+      first.FindRun(run, found.data());
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t s = found[static_cast<size_t>(r - begin)];
+        if (s < 0) {
+          if (deletes) deletes_.push_back(addr[r]);
+          if (deletes_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushDeletes());
+          continue;
+        }
+        if (updates && next[s] >= 0) {
+          return Status::InvalidArgument("merge insert into " + target_.uri() +
+                                         ": Ambiguous merge inserts are prohibited: multiple source rows match the "
+                                         "same target row on (" +
+                                         source_keys_.Describe(rows, s) +
+                                         "). Please ensure each target row is matched by at most one source row.");
+        }
+        for (int64_t j = s; j >= 0; j = next[j]) matched[j] = true;
+        if (!updates) continue;
+        matched_.emplace_back(addr[r], s);
+        if (matched_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushMatched(rows));
       }
-      if (updates && next[s] >= 0) {
-        return Status::InvalidArgument("merge insert into " + target_.uri() +
-                                       ": Ambiguous merge inserts are prohibited: multiple source rows match the "
-                                       "same target row on (" + source_keys_.Describe(rows, s) +
-                                       "). Please ensure each target row is matched by at most one source row.");
-      }
-      for (int64_t j = s; j >= 0; j = next[j]) matched[j] = true;
-      if (!updates) continue;
-      matched_.emplace_back(addr[r], s);
-      if (matched_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushMatched(rows));
     }
   }
   RETURN_IF_ERROR(FlushMatched(rows));
@@ -240,8 +255,10 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
   }
   int64_t n = static_cast<int64_t>(addrs.size());
   if (matched_condition_) {
-    RecordBatch pair{condition_schema_, n,
-                     {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
+    RecordBatch pair{
+        condition_schema_,
+        n,
+        {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
     ASSIGN_OR_RETURN(std::vector<bool> keep, matched_condition_->Evaluate(pair));
     std::vector<int64_t> kept = MergeTrueRows(keep);
     if (kept.size() != addrs.size()) {
