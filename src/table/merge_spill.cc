@@ -195,15 +195,11 @@ Result<std::unique_ptr<MergeSource>> MergeSource::Ingest(RecordBatchReader& read
     source->held_.push_back(std::move(*batch));
     if (held_bytes > budget) RETURN_IF_ERROR(source->SpillHeld());
   }
-  if (source->spill_) {
-    RETURN_IF_ERROR(source->spill_->Finish());
-  } else {
-    ASSIGN_OR_RETURN(source->whole_, source->Gather());
-  }
+  if (source->spill_) RETURN_IF_ERROR(source->spill_->Finish());
   return source;
 }
 
-Result<RecordBatch> MergeSource::Gather() {
+Result<RecordBatch> MergeSource::Gather() const {
   // Column by column, dropping each batch's copy as soon as it is gathered, so that the
   // source is not held twice.
   RecordBatch out{schema_, 0, {}};
@@ -251,11 +247,18 @@ Status MergeSource::SpillBatch(const RecordBatch& batch) {
   return spill_->Write(with_seq, RowPartitions(batch, keys_, false, partitions_));
 }
 
-Result<RecordBatch> MergeSource::Load(uint32_t p) const {
-  if (!spill_) return whole_;
+Result<std::vector<RecordBatch>> MergeSource::Load(uint32_t p, bool whole) const {
+  if (!spill_) {
+    if (held_.size() != 1 && (whole || held_.empty())) {
+      ASSIGN_OR_RETURN(RecordBatch gathered, Gather());
+      held_ = {std::move(gathered)};
+    }
+    return held_;
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, spill_->Read(p));
   ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ReadAllBatches(*reader));
-  return ConcatenateBatches(reader->schema(), batches);
+  ASSIGN_OR_RETURN(RecordBatch gathered, ConcatenateBatches(reader->schema(), batches));
+  return std::vector<RecordBatch>{std::move(gathered)};
 }
 
 }  // namespace lancet::table
