@@ -39,7 +39,9 @@ struct Array {
   bool IsNull(int64_t i) const { return !IsValid(i); }
 
   template <typename T>
-  const T* values() const { return buffers[1]->data_as<T>() + offset; }
+  const T* values() const {
+    return buffers[1]->data_as<T>() + offset;
+  }
   /// Value i of a utf8/binary/large_* array.
   std::string_view GetView(int64_t i) const;
   /// Offsets of list/map/large_list element i: [begin, end) in the child.
@@ -59,6 +61,9 @@ bool ArraysEqual(const Array& a, const Array& b);
 
 /// Concatenates arrays of the same type into one.
 Result<Array> Concatenate(const std::vector<Array>& arrays);
+
+/// A zero-copy view of rows [begin, begin + length) of `array`. REQUIRES: in bounds.
+Array ArraySlice(const Array& array, int64_t begin, int64_t length);
 
 /// Rows `indices` of `array`, in order (repeats allowed).
 Result<Array> TakeRows(const Array& array, const std::vector<int64_t>& indices);

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 
 #include "format/file_constants.h"
@@ -16,6 +17,7 @@
 #include "lance_proto/encodings_v2_0.pb.h"
 #include "lance_proto/file.pb.h"
 #include "lance_proto/file2.pb.h"
+#include "util/thread_pool.h"
 
 namespace lancet::format {
 
@@ -98,8 +100,13 @@ class ColumnWriter {
   ColumnWriter(internal::LeafColumn column, internal::PageValues values, internal::ColumnEncodingOptions options)
       : column_(std::move(column)), values_(std::move(values)), options_(options) {}
 
-  Status Append(const internal::Shredded& s, FileWriterImpl* writer);
-  Status Flush(FileWriterImpl* writer);
+  /// Buffers a slice's levels and values; full pages are encoded into pending(), not
+  /// written, so that columns can be appended to in parallel.
+  Status Append(const internal::Shredded& s, uint64_t max_page_bytes);
+  /// Encodes the buffered rows (if any) as one more pending page.
+  Status EncodePage();
+  /// Writes the pending pages, in order, and records them in the metadata.
+  Status WritePending(FileWriterImpl* writer);
 
   const internal::LeafColumn& column() const { return column_; }
   pbv2::ColumnMetadata& metadata() { return metadata_; }
@@ -121,6 +128,12 @@ class ColumnWriter {
   pbv2::ColumnMetadata metadata_;
   ColumnStats stats_;
   std::set<std::string> encodings_;
+  struct Pending {
+    internal::EncodedPage page;
+    uint64_t rows = 0;
+    uint64_t first_row = 0;
+  };
+  std::vector<Pending> pending_;
   friend class FileWriterImpl;
 };
 
@@ -171,14 +184,15 @@ class FileWriterImpl : public FileWriter {
       }
     }
     const int64_t step = std::max<int64_t>(1, options_.shred_rows);
-    internal::Shredded shredded;
+    shredded_.resize(columns_.size());
     for (int64_t begin = 0; begin < batch.num_rows; begin += step) {
       const int64_t end = std::min(batch.num_rows, begin + step);
-      for (auto& col : columns_) {
-        const Array& top = batch.columns[col->column().top_level_index];
-        RETURN_IF_ERROR(internal::Shred(col->column(), top, begin, end, &shredded));
-        RETURN_IF_ERROR(col->Append(shredded, this));
-      }
+      RETURN_IF_ERROR(ForEachColumn(end - begin, [&](size_t c) {
+        ColumnWriter& col = *columns_[c];
+        const Array& top = batch.columns[col.column().top_level_index];
+        RETURN_IF_ERROR(internal::Shred(col.column(), top, begin, end, &shredded_[c]));
+        return col.Append(shredded_[c], options_.max_page_bytes);
+      }));
       num_rows_ += static_cast<uint64_t>(end - begin);
     }
     return Status::OK();
@@ -192,7 +206,8 @@ class FileWriterImpl : public FileWriter {
   Result<FileStats> Finish() override {
     if (finished_) return Status::InvalidArgument("FileWriter: Finish called twice");
     finished_ = true;
-    for (auto& col : columns_) RETURN_IF_ERROR(col->Flush(this));
+    RETURN_IF_ERROR(
+        ForEachColumn(std::numeric_limits<int64_t>::max(), [&](size_t c) { return columns_[c]->EncodePage(); }));
 
     // Global buffer 0: the schema and row count.
     ::lance::file::FileDescriptor fd;
@@ -253,8 +268,6 @@ class FileWriterImpl : public FileWriter {
     return stats;
   }
 
-  uint64_t max_page_bytes() const { return options_.max_page_bytes; }
-
   Result<uint64_t> WriteAligned(std::span<const uint8_t> bytes) {
     RETURN_IF_ERROR(PadToAlignment());
     const uint64_t at = pos_;
@@ -285,25 +298,42 @@ class FileWriterImpl : public FileWriter {
     return Emit(fill);
   }
 
+  // Runs fn on every column, in parallel when there are `rows` worth it (columns are
+  // independent until their pages are written), then writes the pages encoded
+  // meanwhile in column order: the bytes are those of a serial write.
+  template <typename Fn>
+  Status ForEachColumn(int64_t rows, Fn&& fn) {
+    std::vector<Status> status(columns_.size());
+    const size_t parallel = rows >= kParallelColumnRows ? ThreadPool::Cpu().size() : 1;
+    ParallelFor(ThreadPool::Cpu(), columns_.size(), parallel, [&](size_t c) { status[c] = fn(c); });
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      RETURN_IF_ERROR(status[c]);
+      RETURN_IF_ERROR(columns_[c]->WritePending(this));
+    }
+    return Status::OK();
+  }
+  static constexpr int64_t kParallelColumnRows = 4096;
+
   std::unique_ptr<OutputSink> sink_;
   Schema schema_;
   FileWriterOptions options_;
   std::vector<std::unique_ptr<ColumnWriter>> columns_;
+  std::vector<internal::Shredded> shredded_;  // per column, reused across slices
   uint64_t pos_ = 0;
   uint64_t num_rows_ = 0;
   bool finished_ = false;
 };
 
-Status ColumnWriter::Append(const internal::Shredded& s, FileWriterImpl* writer) {
+Status ColumnWriter::Append(const internal::Shredded& s, uint64_t max_page_bytes) {
   const bool has_rep = column_.max_rep > 0;
   const bool has_def = column_.max_def > 0;
   const uint64_t num_levels = has_rep ? s.rep.size() : has_def ? s.def.size() : s.slots.size();
-  const uint64_t limit = writer->max_page_bytes();
+  const uint64_t limit = max_page_bytes;
   size_t slot = 0;
   for (uint64_t l = 0; l < num_levels; ++l) {
     const bool row_start = !has_rep || s.rep[l] == column_.max_rep;
     if (row_start) {
-      if (page_rows_ > 0 && PageFull(limit)) RETURN_IF_ERROR(Flush(writer));
+      if (page_rows_ > 0 && PageFull(limit)) RETURN_IF_ERROR(EncodePage());
       ++page_rows_;
     }
     if (has_rep) rep_.push_back(s.rep[l]);
@@ -324,7 +354,7 @@ Status ColumnWriter::Append(const internal::Shredded& s, FileWriterImpl* writer)
   return Status::OK();
 }
 
-Status ColumnWriter::Flush(FileWriterImpl* writer) {
+Status ColumnWriter::EncodePage() {
   if (page_rows_ == 0) return Status::OK();
   internal::PageInput input;
   input.layers = &column_.layers;
@@ -336,25 +366,32 @@ Status ColumnWriter::Flush(FileWriterImpl* writer) {
   input.values = &values_;
   input.num_rows = page_rows_;
   ASSIGN_OR_RETURN(internal::EncodedPage page, internal::EncodePage(input, options_, column_.name));
-  auto* pg = metadata_.add_pages();
-  for (const auto& buf : page.buffers) {
-    ASSIGN_OR_RETURN(uint64_t at, writer->WriteAligned(buf));
-    pg->add_buffer_offsets(at);
-    pg->add_buffer_sizes(buf.size());
-    stats_.bytes += buf.size();
-  }
-  pg->set_length(page_rows_);
-  pg->set_priority(page_first_row_);
-  pg->mutable_encoding()->mutable_direct()->set_encoding(PackAny(kPageLayoutUrl, page.layout));
-  ++stats_.num_pages;
-  encodings_.insert(page.description);
-
+  pending_.push_back({std::move(page), page_rows_, page_first_row_});
   page_first_row_ += page_rows_;
   page_rows_ = 0;
   invisible_run_ = 0;
   rep_.clear();
   def_.clear();
   values_.Clear();
+  return Status::OK();
+}
+
+Status ColumnWriter::WritePending(FileWriterImpl* writer) {
+  for (Pending& p : pending_) {
+    auto* pg = metadata_.add_pages();
+    for (const auto& buf : p.page.buffers) {
+      ASSIGN_OR_RETURN(uint64_t at, writer->WriteAligned(buf));
+      pg->add_buffer_offsets(at);
+      pg->add_buffer_sizes(buf.size());
+      stats_.bytes += buf.size();
+    }
+    pg->set_length(p.rows);
+    pg->set_priority(p.first_row);
+    pg->mutable_encoding()->mutable_direct()->set_encoding(PackAny(kPageLayoutUrl, p.page.layout));
+    ++stats_.num_pages;
+    encodings_.insert(p.page.description);
+  }
+  pending_.clear();
   return Status::OK();
 }
 

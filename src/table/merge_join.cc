@@ -52,7 +52,10 @@ class MergeJoiner {
   Result<MergeCounts> Run();
 
  private:
-  Status JoinPartition(const RecordBatch& rows, RecordBatchReader& target_keys);
+  Status JoinPartition(const std::vector<RecordBatch>& chunks, RecordBatchReader& target_keys);
+  Status EmitInSourceOrder(const std::vector<RecordBatch>& chunks, const std::vector<bool>& matched, bool inserts);
+  Status EmitSourceRows(const RecordBatch& chunk, const std::vector<int64_t>& pick,
+                        const std::vector<uint64_t>& replaces);
   Status FlushMatched(const RecordBatch& rows);
   Status FlushDeletes();
   Status Insert(const RecordBatch& rows, const std::vector<bool>& matched);
@@ -73,6 +76,11 @@ class MergeJoiner {
   Schema condition_schema_;
   std::vector<std::string> target_columns_;
   std::vector<std::pair<uint64_t, int64_t>> matched_;  // (target address, source row)
+  // For matched rows written in source order: each source row's target address (or
+  // kNoMatch), and further (source row, address) pairs of rows matching several.
+  static constexpr uint64_t kNoMatch = ~uint64_t{0} - 1;
+  std::vector<uint64_t> match_addr_;
+  std::vector<std::pair<int64_t, uint64_t>> more_matches_;
   std::vector<uint64_t> deletes_;
   MergeCounts counts_;
   // With a spilled source, inserts wait here (each row with its source position) until
@@ -116,7 +124,8 @@ Status MergeJoiner::Prepare() {
                            std::find(options_.update_columns.begin(), options_.update_columns.end(), f.name) !=
                                options_.update_columns.end());
     update_from_.push_back(copy ? s : -1);
-    if (!copy) needs_target_rows_ = true;
+    // Matched rows that are left alone need nothing of the target.
+    if (!copy && options_.when_matched != WhenMatched::kDoNothing) needs_target_rows_ = true;
     if (s < 0 && !f.nullable && options_.when_not_matched == WhenNotMatched::kInsert) {
       return Status::InvalidArgument(where + "the source lacks the non-nullable column '" + f.name +
                                      "', which inserted rows would leave null");
@@ -131,7 +140,8 @@ Status MergeJoiner::Prepare() {
   }
   if (!options_.by_source_condition.empty()) {
     auto bound = expr::Filter::Bind(options_.by_source_condition, ts);
-    if (!bound.ok()) return Status::InvalidArgument(where + "not-matched-by-source condition: " + bound.status().message());
+    if (!bound.ok())
+      return Status::InvalidArgument(where + "not-matched-by-source condition: " + bound.status().message());
     by_source_condition_ = std::move(bound).value();
   }
   return Status::OK();
@@ -147,7 +157,7 @@ Result<std::unique_ptr<RecordBatchReader>> MergeJoiner::ScanTargetKeys() const {
 Result<MergeCounts> MergeJoiner::Run() {
   const uint32_t parts = source_.partitions();
   if (parts == 1) {
-    ASSIGN_OR_RETURN(RecordBatch rows, source_.Load(0));
+    ASSIGN_OR_RETURN(std::vector<RecordBatch> rows, source_.Load(0, needs_target_rows_));
     ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> keys, ScanTargetKeys());
     RETURN_IF_ERROR(JoinPartition(rows, *keys));
     return counts_;
@@ -168,7 +178,7 @@ Result<MergeCounts> MergeJoiner::Run() {
   ASSIGN_OR_RETURN(inserts_, PartitionedSpill::Open(source_.spill_dir()->path(),
                                                     "inserts-v" + std::to_string(target_.version()), with_seq, parts));
   for (partition_ = 0; partition_ < parts; ++partition_) {
-    ASSIGN_OR_RETURN(RecordBatch rows, source_.Load(partition_));
+    ASSIGN_OR_RETURN(std::vector<RecordBatch> rows, source_.Load(partition_, true));
     ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> keys, spill->Read(partition_));
     RETURN_IF_ERROR(JoinPartition(rows, *keys));
   }
@@ -177,49 +187,167 @@ Result<MergeCounts> MergeJoiner::Run() {
   return counts_;
 }
 
-Status MergeJoiner::JoinPartition(const RecordBatch& rows, RecordBatchReader& target_keys) {
+Status MergeJoiner::JoinPartition(const std::vector<RecordBatch>& chunks, RecordBatchReader& target_keys) {
+  // Source rows are numbered across the chunks.
+  int64_t total = 0;
+  for (const RecordBatch& c : chunks) total += c.num_rows;
   // Source rows by key; rows sharing a key are chained through `next`.
-  MergeKeyIndex first(static_cast<size_t>(rows.num_rows));
-  std::vector<int64_t> next(static_cast<size_t>(rows.num_rows), -1);
-  std::string key;
-  for (int64_t i = rows.num_rows - 1; i >= 0; --i) {
-    if (!source_keys_.Encode(rows, i, &key)) continue;
-    bool fresh = false;
-    int64_t* head = first.FindOrInsert(key, i, &fresh);
-    if (!fresh) {
-      next[i] = *head;
-      *head = i;
+  MergeKeyIndex first(static_cast<size_t>(total));
+  std::vector<int64_t> next(static_cast<size_t>(total), -1);
+  MergeKeyRun run;
+  // Backwards, so that each chain runs in source order.
+  int64_t chunk_end = total;
+  for (size_t c = chunks.size(); c-- > 0;) {
+    const RecordBatch& rows = chunks[c];
+    const int64_t base = chunk_end - rows.num_rows;
+    for (int64_t end = rows.num_rows; end > 0; end -= kMergeKeyRunRows) {
+      const int64_t begin = std::max<int64_t>(0, end - kMergeKeyRunRows);
+      source_keys_.EncodeRun(rows, false, begin, end, &run);
+      for (size_t i = run.size(); i-- > 0;) {
+        if (i >= 8) first.Prefetch(run.hashes[i - 8]);
+        if (!run.valid[i]) continue;
+        const int64_t row = base + begin + static_cast<int64_t>(i);
+        bool fresh = false;
+        int64_t* head = first.FindOrInsert(run, i, row, &fresh);
+        if (!fresh) {
+          next[row] = *head;
+          *head = row;
+        }
+      }
     }
+    chunk_end = base;
   }
-  std::vector<bool> matched(static_cast<size_t>(rows.num_rows), false);
+  std::vector<bool> matched(static_cast<size_t>(total), false);
   const bool updates = options_.when_matched != WhenMatched::kDoNothing;
   const bool deletes = options_.when_not_matched_by_source == WhenNotMatchedBySource::kDelete;
+  // Without old rows to fetch, matched rows go out in source order after the scan:
+  // the source's runs of rows are then written as they are, not gathered.
+  const bool in_source_order = updates && !needs_target_rows_;
+  if (in_source_order) {
+    match_addr_.assign(static_cast<size_t>(total), kNoMatch);
+    more_matches_.clear();
+  }
+  std::vector<int64_t> found(static_cast<size_t>(kMergeKeyRunRows));
   while (true) {
     ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, target_keys.Next());
     if (!batch) break;
     const uint64_t* addr = batch->columns.back().values<uint64_t>();
-    for (int64_t r = 0; r < batch->num_rows; ++r) {
-      const int64_t s = target_keys_.EncodeKeysOnly(*batch, r, &key) ? first.Find(key) : -1;
-      if (s < 0) {
-        if (deletes) deletes_.push_back(addr[r]);
-        if (deletes_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushDeletes());
-        continue;
+    for (int64_t begin = 0; begin < batch->num_rows; begin += kMergeKeyRunRows) {
+      const int64_t end = std::min(batch->num_rows, begin + kMergeKeyRunRows);
+      target_keys_.EncodeRun(*batch, true, begin, end, &run);
+      first.FindRun(run, found.data());
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t s = found[static_cast<size_t>(r - begin)];
+        if (s < 0) {
+          if (deletes) deletes_.push_back(addr[r]);
+          if (deletes_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushDeletes());
+          continue;
+        }
+        if (updates && next[s] >= 0) {
+          int64_t c = 0, local = s;
+          while (local >= chunks[c].num_rows) local -= chunks[c++].num_rows;
+          return Status::InvalidArgument("merge insert into " + target_.uri() +
+                                         ": Ambiguous merge inserts are prohibited: multiple source rows match the "
+                                         "same target row on (" +
+                                         source_keys_.Describe(chunks[c], local) +
+                                         "). Please ensure each target row is matched by at most one source row.");
+        }
+        for (int64_t j = s; j >= 0; j = next[j]) matched[j] = true;
+        if (!updates) continue;
+        if (in_source_order) {
+          // A source row matching several target rows (a key repeated in the target)
+          // updates each of them.
+          uint64_t& slot = match_addr_[static_cast<size_t>(s)];
+          if (slot == kNoMatch) {
+            slot = addr[r];
+          } else {
+            more_matches_.emplace_back(s, addr[r]);
+          }
+          continue;
+        }
+        matched_.emplace_back(addr[r], s);
+        if (matched_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushMatched(chunks[0]));
       }
-      if (updates && next[s] >= 0) {
-        return Status::InvalidArgument("merge insert into " + target_.uri() +
-                                       ": Ambiguous merge inserts are prohibited: multiple source rows match the "
-                                       "same target row on (" + source_keys_.Describe(rows, s) +
-                                       "). Please ensure each target row is matched by at most one source row.");
-      }
-      for (int64_t j = s; j >= 0; j = next[j]) matched[j] = true;
-      if (!updates) continue;
-      matched_.emplace_back(addr[r], s);
-      if (matched_.size() >= kMergeChunkRows) RETURN_IF_ERROR(FlushMatched(rows));
     }
   }
-  RETURN_IF_ERROR(FlushMatched(rows));
   RETURN_IF_ERROR(FlushDeletes());
-  if (options_.when_not_matched == WhenNotMatched::kInsert) RETURN_IF_ERROR(Insert(rows, matched));
+  const bool inserts = options_.when_not_matched == WhenNotMatched::kInsert;
+  if (!needs_target_rows_) {
+    // In memory, inserts go out with the updates, in one pass over the source.
+    RETURN_IF_ERROR(EmitInSourceOrder(chunks, matched, inserts && !inserts_));
+    if (inserts && inserts_) RETURN_IF_ERROR(Insert(chunks[0], matched));
+    return Status::OK();
+  }
+  RETURN_IF_ERROR(FlushMatched(chunks[0]));
+  if (inserts) RETURN_IF_ERROR(Insert(chunks[0], matched));
+  return Status::OK();
+}
+
+Status MergeJoiner::EmitInSourceOrder(const std::vector<RecordBatch>& chunks, const std::vector<bool>& matched,
+                                      bool inserts) {
+  const bool updates = !match_addr_.empty();
+  std::stable_sort(more_matches_.begin(), more_matches_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t more = 0;
+  int64_t base = 0;
+  std::vector<int64_t> pick;
+  std::vector<uint64_t> replaces;
+  for (const RecordBatch& chunk : chunks) {
+    for (int64_t i = 0; i < chunk.num_rows; ++i) {
+      const size_t s = static_cast<size_t>(base + i);
+      if (updates && match_addr_[s] != kNoMatch) {
+        pick.push_back(i);
+        replaces.push_back(match_addr_[s]);
+        for (; more < more_matches_.size() && more_matches_[more].first == static_cast<int64_t>(s); ++more) {
+          pick.push_back(i);
+          replaces.push_back(more_matches_[more].second);
+        }
+      } else if (inserts && !matched[s]) {
+        pick.push_back(i);
+        replaces.push_back(kInsertedRow);
+      }
+      if (pick.size() >= kMergeChunkRows) {
+        RETURN_IF_ERROR(EmitSourceRows(chunk, pick, replaces));
+        pick.clear();
+        replaces.clear();
+      }
+    }
+    RETURN_IF_ERROR(EmitSourceRows(chunk, pick, replaces));
+    pick.clear();
+    replaces.clear();
+    base += chunk.num_rows;
+  }
+  match_addr_.clear();
+  more_matches_.clear();
+  return Status::OK();
+}
+
+Status MergeJoiner::EmitSourceRows(const RecordBatch& chunk, const std::vector<int64_t>& pick,
+                                   const std::vector<uint64_t>& replaces) {
+  if (pick.empty()) return Status::OK();
+  const int64_t n = static_cast<int64_t>(pick.size());
+  // A run of consecutive rows (every row when all are updated or inserted) is a view.
+  const bool run =
+      std::adjacent_find(pick.begin(), pick.end(), [](int64_t a, int64_t b) { return b != a + 1; }) == pick.end();
+  RecordBatch out{target_.schema(), n, {}};
+  // Without old rows to fetch, a matched row takes every column from the source, as an
+  // inserted one does (which leaves the columns the source lacks null).
+  for (size_t c = 0; c < insert_from_.size(); ++c) {
+    if (insert_from_[c] < 0) {
+      ASSIGN_OR_RETURN(Array nulls, MakeNullArray(target_.schema().fields[c].type, n));
+      out.columns.push_back(std::move(nulls));
+      continue;
+    }
+    const Array& from = chunk.columns[static_cast<size_t>(insert_from_[c])];
+    if (run) {
+      out.columns.push_back(ArraySlice(from, pick.front(), n));
+    } else {
+      ASSIGN_OR_RETURN(Array taken, TakeRows(from, pick));
+      out.columns.push_back(std::move(taken));
+    }
+  }
+  RETURN_IF_ERROR(sink_.Add(out, replaces));
+  for (uint64_t r : replaces) ++(r == kInsertedRow ? counts_.inserted : counts_.updated);
   return Status::OK();
 }
 
@@ -240,8 +368,10 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
   }
   int64_t n = static_cast<int64_t>(addrs.size());
   if (matched_condition_) {
-    RecordBatch pair{condition_schema_, n,
-                     {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
+    RecordBatch pair{
+        condition_schema_,
+        n,
+        {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
     ASSIGN_OR_RETURN(std::vector<bool> keep, matched_condition_->Evaluate(pair));
     std::vector<int64_t> kept = MergeTrueRows(keep);
     if (kept.size() != addrs.size()) {

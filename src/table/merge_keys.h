@@ -12,6 +12,23 @@
 
 namespace lancet::table {
 
+/// Rows encoded at a time: enough to hide the index's misses, few enough to stay in cache.
+inline constexpr int64_t kMergeKeyRunRows = 1024;
+
+/// \brief The encoded keys of a run of rows and their hashes.
+struct MergeKeyRun {
+  std::string bytes;
+  std::vector<size_t> ends;  // key i is bytes[ends[i - 1] (0 for i = 0), ends[i])
+  std::vector<uint64_t> hashes;
+  std::vector<uint8_t> valid;  // 0: a key value is null (the row matches nothing)
+
+  size_t size() const { return ends.size(); }
+  std::string_view key(size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends[i - 1];
+    return {bytes.data() + begin, ends[i] - begin};
+  }
+};
+
 /// \brief Positions of the `on` columns in one schema and an encoding of their values
 /// under which equal keys (same types) give equal bytes.
 class MergeKeys {
@@ -22,22 +39,25 @@ class MergeKeys {
 
   /// Column indices of the keys in the schema given to Make.
   const std::vector<int>& indices() const { return indices_; }
-  /// Writes row `row`'s key (columns at indices() of `batch`) to `out`; false when a
-  /// key value is null (then the row matches nothing).
-  bool Encode(const RecordBatch& batch, int64_t row, std::string* out) const;
-  /// Same, for a batch holding only the key columns, in `on` order.
-  bool EncodeKeysOnly(const RecordBatch& keys, int64_t row, std::string* out) const;
+  /// Encodes rows [begin, end) of `batch` (key columns at indices(), or, with
+  /// `keys_only`, a batch of just the key columns in `on` order) into `run`.
+  void EncodeRun(const RecordBatch& batch, bool keys_only, int64_t begin, int64_t end, MergeKeyRun* run) const;
   /// "id = 2, name = abc": for error messages.
   std::string Describe(const RecordBatch& batch, int64_t row) const;
 
  private:
-  bool EncodeColumns(const RecordBatch& batch, int64_t row, bool keys_only, std::string* out) const;
   std::vector<std::string> names_;
   std::vector<int> indices_;
 };
 
-/// The partition of an encoded key among `partitions`.
-uint32_t KeyPartition(const std::string& key, uint32_t partitions);
+/// The hash EncodeRun gives an encoded key.
+uint64_t HashMergeKey(std::string_view key);
+
+/// The partition of an encoded key with hash `hash` among `partitions`.
+uint32_t KeyPartition(uint64_t hash, uint32_t partitions);
+inline uint32_t KeyPartition(std::string_view key, uint32_t partitions) {
+  return KeyPartition(HashMergeKey(key), partitions);
+}
 
 /// \brief Encoded keys → a row number: open addressing over one flat slot array and
 /// one byte arena (a node-based map's cache misses dominated the join).
@@ -45,11 +65,15 @@ class MergeKeyIndex {
  public:
   /// Room for `expected` keys (at most half the slots are ever used).
   explicit MergeKeyIndex(size_t expected);
-  /// The row stored for `key`, inserting `row` first when the key is new (`*fresh`).
-  /// REQUIRES: fewer than `expected` + 1 keys inserted in all.
-  int64_t* FindOrInsert(std::string_view key, int64_t row, bool* fresh);
-  /// The row stored for `key`, or -1.
-  int64_t Find(std::string_view key) const;
+  /// The row stored for key `i` of `run` (valid), inserting `row` first when the key
+  /// is new (`*fresh`). REQUIRES: fewer than `expected` + 1 keys inserted in all.
+  int64_t* FindOrInsert(const MergeKeyRun& run, size_t i, int64_t row, bool* fresh);
+  /// rows[i] = the row stored for key i of `run`, or -1 (also for a null key). The
+  /// slots of keys a little ahead are prefetched: the table is far larger than the
+  /// caches, and the misses would otherwise be waited for one at a time.
+  void FindRun(const MergeKeyRun& run, int64_t* rows) const;
+  /// Starts loading the slot of `hash`.
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
 
  private:
   struct Slot {

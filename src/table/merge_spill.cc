@@ -37,7 +37,8 @@ uint64_t BatchBytes(const RecordBatch& batch) {
 
 Result<std::unique_ptr<SpillDir>> SpillDir::Make(const std::string& parent) {
   std::error_code ec;
-  std::filesystem::path base = parent.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(parent);
+  std::filesystem::path base =
+      parent.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(parent);
   if (ec) return Status::IOError("merge insert: no temp directory for spill files: " + ec.message());
   std::string pattern = (base / "lancet-merge-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
@@ -144,10 +145,13 @@ Result<std::unique_ptr<RecordBatchReader>> PartitionedSpill::Read(uint32_t p) co
 std::vector<uint32_t> RowPartitions(const RecordBatch& batch, const MergeKeys& keys, bool keys_only,
                                     uint32_t partitions) {
   std::vector<uint32_t> part(static_cast<size_t>(batch.num_rows), 0);
-  std::string key;
-  for (int64_t i = 0; i < batch.num_rows; ++i) {
-    bool valid = keys_only ? keys.EncodeKeysOnly(batch, i, &key) : keys.Encode(batch, i, &key);
-    if (valid) part[i] = KeyPartition(key, partitions);
+  MergeKeyRun run;
+  for (int64_t begin = 0; begin < batch.num_rows; begin += kMergeKeyRunRows) {
+    const int64_t end = std::min(batch.num_rows, begin + kMergeKeyRunRows);
+    keys.EncodeRun(batch, keys_only, begin, end, &run);
+    for (size_t i = 0; i < run.size(); ++i) {
+      if (run.valid[i]) part[static_cast<size_t>(begin) + i] = KeyPartition(run.hashes[i], partitions);
+    }
   }
   return part;
 }
@@ -191,15 +195,11 @@ Result<std::unique_ptr<MergeSource>> MergeSource::Ingest(RecordBatchReader& read
     source->held_.push_back(std::move(*batch));
     if (held_bytes > budget) RETURN_IF_ERROR(source->SpillHeld());
   }
-  if (source->spill_) {
-    RETURN_IF_ERROR(source->spill_->Finish());
-  } else {
-    ASSIGN_OR_RETURN(source->whole_, source->Gather());
-  }
+  if (source->spill_) RETURN_IF_ERROR(source->spill_->Finish());
   return source;
 }
 
-Result<RecordBatch> MergeSource::Gather() {
+Result<RecordBatch> MergeSource::Gather() const {
   // Column by column, dropping each batch's copy as soon as it is gathered, so that the
   // source is not held twice.
   RecordBatch out{schema_, 0, {}};
@@ -247,11 +247,18 @@ Status MergeSource::SpillBatch(const RecordBatch& batch) {
   return spill_->Write(with_seq, RowPartitions(batch, keys_, false, partitions_));
 }
 
-Result<RecordBatch> MergeSource::Load(uint32_t p) const {
-  if (!spill_) return whole_;
+Result<std::vector<RecordBatch>> MergeSource::Load(uint32_t p, bool whole) const {
+  if (!spill_) {
+    if (held_.size() != 1 && (whole || held_.empty())) {
+      ASSIGN_OR_RETURN(RecordBatch gathered, Gather());
+      held_ = {std::move(gathered)};
+    }
+    return held_;
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, spill_->Read(p));
   ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ReadAllBatches(*reader));
-  return ConcatenateBatches(reader->schema(), batches);
+  ASSIGN_OR_RETURN(RecordBatch gathered, ConcatenateBatches(reader->schema(), batches));
+  return std::vector<RecordBatch>{std::move(gathered)};
 }
 
 }  // namespace lancet::table

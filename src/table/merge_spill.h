@@ -57,31 +57,32 @@ class PartitionedSpill {
 /// otherwise every row goes to one of `partitions` spill files by the hash of its key.
 class MergeSource {
  public:
-  static Result<std::unique_ptr<MergeSource>> Ingest(RecordBatchReader& reader, const MergeKeys& keys,
-                                                     uint64_t budget, uint32_t partitions,
-                                                     const std::string& spill_parent);
+  static Result<std::unique_ptr<MergeSource>> Ingest(RecordBatchReader& reader, const MergeKeys& keys, uint64_t budget,
+                                                     uint32_t partitions, const std::string& spill_parent);
   const Schema& schema() const { return schema_; }
   /// 1 when the source is in memory.
   uint32_t partitions() const { return spill_ ? partitions_ : 1; }
   uint64_t spilled_bytes() const { return spill_ ? spill_->bytes() : 0; }
   /// Where the join may spill the target's keys; null when the source is in memory.
   const SpillDir* spill_dir() const { return dir_.get(); }
-  /// Partition `p`'s rows as one batch (rows with a null key are in partition 0). A
-  /// spilled source's batch has one more column than schema(): each row's position in
-  /// the source (uint64), so that inserts can be put back in source order.
-  Result<RecordBatch> Load(uint32_t p) const;
+  /// Partition `p`'s rows (rows with a null key are in partition 0): the batches as
+  /// read for a source in memory, concatenated into one when `whole` (then kept so),
+  /// one batch for a spilled source. A spilled source's batch has one more column
+  /// than schema(): each row's position in the source (uint64), so that inserts can be
+  /// put back in source order. Never an empty list.
+  Result<std::vector<RecordBatch>> Load(uint32_t p, bool whole) const;
 
  private:
   Status SpillHeld();
   Status SpillBatch(const RecordBatch& batch);
-  Result<RecordBatch> Gather();
-  RecordBatch whole_;  // the source, when it fit in the budget
+  Result<RecordBatch> Gather() const;
   uint64_t rows_seen_ = 0;
   Schema schema_;
   MergeKeys keys_;
   std::string spill_parent_;
   uint32_t partitions_ = 1;
-  std::vector<RecordBatch> held_;
+  // The source's batches while it fits the budget; Load(whole) gathers them into one.
+  mutable std::vector<RecordBatch> held_;
   std::unique_ptr<SpillDir> dir_;
   std::unique_ptr<PartitionedSpill> spill_;
 };

@@ -3,9 +3,14 @@
 #include "table/row_rewrite.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include <roaring/roaring.hh>
 
@@ -60,6 +65,68 @@ struct WrittenFragment {
   Roaring inserted;
 };
 
+// Data-file writes run on one thread behind the caller, so that encoding rewritten
+// rows overlaps producing the next ones (a merge's join and takes, an update's scan).
+// At most kDepth batches wait, which bounds the memory they hold. After a failure
+// the remaining writes are dropped and the failure is returned by the next call.
+class RewriteWriteBehind {
+ public:
+  static constexpr size_t kDepth = 2;
+
+  ~RewriteWriteBehind() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Status Submit(std::function<Status()> write) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    cv_.wait(lock, [this] { return tasks_.size() < kDepth || !error_.ok(); });
+    if (!error_.ok()) return error_;
+    tasks_.push_back(std::move(write));
+    cv_.notify_all();
+    return Status::OK();
+  }
+
+  /// Waits for every submitted write; the first failure, if any.
+  Status Drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return tasks_.empty() && !busy_; });
+    return error_;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      cv_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      std::function<Status()> write = std::move(tasks_.front());
+      tasks_.pop_front();
+      if (!error_.ok()) continue;
+      busy_ = true;
+      lock.unlock();
+      Status st = write();
+      lock.lock();
+      busy_ = false;
+      if (!st.ok()) error_ = std::move(st);
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<Status()>> tasks_;
+  bool busy_ = false;
+  bool stop_ = false;
+  Status error_;
+  std::thread thread_;
+};
+
 class RowRewriterImpl final : public RowRewriter {
  public:
   RowRewriterImpl(const Dataset& base, const WriteParams& params, VersionManifest read)
@@ -70,6 +137,8 @@ class RowRewriterImpl final : public RowRewriter {
   }
 
   ~RowRewriterImpl() override {
+    // Nothing may still be writing to the files deleted here.
+    (void)writes_.Drain();
     if (!committed_) DeletePaths(*store_, written_);
   }
 
@@ -328,7 +397,22 @@ class RowRewriterImpl final : public RowRewriter {
         }
         slice.schema = file_.writer->schema();
       }
-      RETURN_IF_ERROR(file_.writer->Write(slice));
+      if (blob_columns_ > 0) {
+        // The blob sink writes into the same file as it goes: kept in order inline.
+        RETURN_IF_ERROR(file_.writer->Write(slice));
+      } else {
+        // Refused here rather than by the deferred write, so that Add reports it.
+        const Schema& file_schema = file_.writer->schema();
+        for (size_t c = 0; c < slice.columns.size(); ++c) {
+          if (slice.columns[c].type != file_schema.fields[c].type) {
+            return Status::InvalidArgument(root_ + ": rewritten column " + file_schema.fields[c].name + " is " +
+                                           slice.columns[c].type.ToString() + ", the dataset's is " +
+                                           file_schema.fields[c].type.ToString());
+          }
+        }
+        RETURN_IF_ERROR(
+            writes_.Submit([writer = file_.writer.get(), slice = std::move(slice)] { return writer->Write(slice); }));
+      }
       offset += take;
       rows_in_file_ += static_cast<uint64_t>(take);
       if (rows_in_file_ == max_rows) RETURN_IF_ERROR(Cut());
@@ -337,6 +421,7 @@ class RowRewriterImpl final : public RowRewriter {
   }
 
   Status Cut() {
+    RETURN_IF_ERROR(writes_.Drain());
     if (sink_) {
       RETURN_IF_ERROR(sink_->Finish());
       sink_.reset();
@@ -524,6 +609,8 @@ class RowRewriterImpl final : public RowRewriter {
   std::optional<uint64_t> lineage_frag_;
   std::optional<RowIdSequence> lineage_seq_;
   std::vector<uint64_t> lineage_created_;
+
+  RewriteWriteBehind writes_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "lancet/array.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -35,25 +36,31 @@ int64_t CheckedMul(int64_t a, int64_t b) {
   return r;
 }
 
-int64_t ByteWidth(const DataType& t) {
-  return t.id == TypeId::kFixedSizeBinary ? t.byte_width : t.BitWidth() / 8;
-}
+int64_t ByteWidth(const DataType& t) { return t.id == TypeId::kFixedSizeBinary ? t.byte_width : t.BitWidth() / 8; }
 
 // Reads integer index `i` (physical) from an index buffer of integer type `t`.
 int64_t ReadIndex(const DataType& t, const uint8_t* p, int64_t i) {
   switch (t.id) {
-    case TypeId::kInt8: return reinterpret_cast<const int8_t*>(p)[i];
-    case TypeId::kUInt8: return p[i];
-    case TypeId::kInt16: return reinterpret_cast<const int16_t*>(p)[i];
-    case TypeId::kUInt16: return reinterpret_cast<const uint16_t*>(p)[i];
-    case TypeId::kInt32: return reinterpret_cast<const int32_t*>(p)[i];
-    case TypeId::kUInt32: return reinterpret_cast<const uint32_t*>(p)[i];
-    case TypeId::kInt64: return reinterpret_cast<const int64_t*>(p)[i];
+    case TypeId::kInt8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case TypeId::kUInt8:
+      return p[i];
+    case TypeId::kInt16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case TypeId::kUInt16:
+      return reinterpret_cast<const uint16_t*>(p)[i];
+    case TypeId::kInt32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case TypeId::kUInt32:
+      return reinterpret_cast<const uint32_t*>(p)[i];
+    case TypeId::kInt64:
+      return reinterpret_cast<const int64_t*>(p)[i];
     case TypeId::kUInt64: {
       uint64_t v = reinterpret_cast<const uint64_t*>(p)[i];
       return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? -1 : static_cast<int64_t>(v);
     }
-    default: return -1;
+    default:
+      return -1;
   }
 }
 
@@ -88,11 +95,18 @@ Array SliceArray(const Array& a, int64_t begin, int64_t length) {
 
 size_t ExpectedBufferCount(TypeId id) {
   switch (id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kBinary: case TypeId::kLargeBinary:
+    case TypeId::kNull:
+      return 0;
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
       return 3;
-    case TypeId::kFixedSizeList: case TypeId::kStruct: return 1;
-    default: return 2;
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+      return 1;
+    default:
+      return 2;
   }
 }
 
@@ -105,8 +119,8 @@ Status CheckBufferSize(const Array& a, size_t slot, int64_t needed, const char* 
   const uint64_t have = b ? b->size() : 0;
   if (needed > 0 && !b) return Corrupt(a, std::string(name) + " buffer is missing");
   if (have < static_cast<uint64_t>(needed)) {
-    return Corrupt(a, std::string(name) + " buffer has " + std::to_string(have) + " bytes, needs " +
-                          std::to_string(needed));
+    return Corrupt(
+        a, std::string(name) + " buffer has " + std::to_string(have) + " bytes, needs " + std::to_string(needed));
   }
   return Status::OK();
 }
@@ -125,8 +139,8 @@ Status CheckOffsets(const Array& a, int64_t limit, const char* limit_name) {
     }
   }
   if (static_cast<int64_t>(offsets[end]) > limit) {
-    return Corrupt(a, "last offset " + std::to_string(offsets[end]) + " exceeds " + limit_name + " " +
-                          std::to_string(limit));
+    return Corrupt(
+        a, "last offset " + std::to_string(offsets[end]) + " exceeds " + limit_name + " " + std::to_string(limit));
   }
   return Status::OK();
 }
@@ -136,14 +150,14 @@ Status ValidateImpl(const Array& a, int depth);
 Status ValidateChild(const Array& a, size_t i, const DataType& expected, int64_t min_length, int depth) {
   const Array& child = a.children[i];
   if (child.type != expected) {
-    return Corrupt(a, "child " + std::to_string(i) + " has type " + child.type.ToString() + ", expected " +
-                          expected.ToString());
+    return Corrupt(
+        a, "child " + std::to_string(i) + " has type " + child.type.ToString() + ", expected " + expected.ToString());
   }
   Status st = ValidateImpl(child, depth + 1);
   if (!st.ok()) return st.WithContext(a.type.ToString() + " child " + std::to_string(i));
   if (child.length < min_length) {
-    return Corrupt(a, "child " + std::to_string(i) + " has " + std::to_string(child.length) +
-                          " values, needs " + std::to_string(min_length));
+    return Corrupt(a, "child " + std::to_string(i) + " has " + std::to_string(child.length) + " values, needs " +
+                          std::to_string(min_length));
   }
   return Status::OK();
 }
@@ -164,8 +178,8 @@ Status ValidateImpl(const Array& a, int depth) {
   }
   const size_t expected_buffers = ExpectedBufferCount(id);
   if (a.buffers.size() != expected_buffers) {
-    return Corrupt(a, "has " + std::to_string(a.buffers.size()) + " buffers, expected " +
-                          std::to_string(expected_buffers));
+    return Corrupt(
+        a, "has " + std::to_string(a.buffers.size()) + " buffers, expected " + std::to_string(expected_buffers));
   }
   if (a.null_count < 0 || a.null_count > a.length) return Corrupt(a, "null_count out of range");
   if (a.buffers[0]) {
@@ -178,12 +192,12 @@ Status ValidateImpl(const Array& a, int depth) {
     return Corrupt(a, "null_count " + std::to_string(a.null_count) + " without a validity bitmap");
   }
 
-  const size_t expected_children = id == TypeId::kStruct ? a.type.children.size()
+  const size_t expected_children = id == TypeId::kStruct                              ? a.type.children.size()
                                    : (IsListType(id) || id == TypeId::kFixedSizeList) ? 1
                                                                                       : 0;
   if (a.children.size() != expected_children || a.type.children.size() != expected_children) {
-    return Corrupt(a, "has " + std::to_string(a.children.size()) + " children, expected " +
-                          std::to_string(expected_children));
+    return Corrupt(
+        a, "has " + std::to_string(a.children.size()) + " children, expected " + std::to_string(expected_children));
   }
   if (id != TypeId::kDictionary && a.dictionary) return Corrupt(a, "unexpected dictionary");
 
@@ -259,8 +273,10 @@ bool Float16IsNaN(uint16_t v) { return (v & 0x7c00) == 0x7c00 && (v & 0x03ff) !=
 bool ValueEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
   const TypeId id = a.type.id;
   switch (id) {
-    case TypeId::kNull: return true;
-    case TypeId::kBool: return a.GetBool(i) == b.GetBool(j);
+    case TypeId::kNull:
+      return true;
+    case TypeId::kBool:
+      return a.GetBool(i) == b.GetBool(j);
     case TypeId::kFloat16: {
       uint16_t x = a.values<uint16_t>()[i], y = b.values<uint16_t>()[j];
       return x == y || (Float16IsNaN(x) && Float16IsNaN(y));
@@ -273,9 +289,14 @@ bool ValueEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
       double x = a.values<double>()[i], y = b.values<double>()[j];
       return std::memcmp(&x, &y, sizeof(x)) == 0 || (std::isnan(x) && std::isnan(y));
     }
-    case TypeId::kUtf8: case TypeId::kLargeUtf8: case TypeId::kBinary: case TypeId::kLargeBinary:
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
       return a.GetView(i) == b.GetView(j);
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
       auto [ab, ae] = a.ListRange(i);
       auto [bb, be] = b.ListRange(j);
       return ae - ab == be - bb && RangeEqual(a.children[0], ab, b.children[0], bb, ae - ab);
@@ -322,7 +343,8 @@ template <typename ForEachRange>
 void BuildValidity(Array* out, ForEachRange&& for_each_range) {
   bit_util::BitmapBuilder bits;
   bits.Reserve(out->length);
-  for_each_range([&](const Array& a, int64_t begin, int64_t n) { bits.AppendBits(ValidityBits(a), a.offset + begin, n); });
+  for_each_range(
+      [&](const Array& a, int64_t begin, int64_t n) { bits.AppendBits(ValidityBits(a), a.offset + begin, n); });
   out->null_count = bits.false_count();
   auto buffer = bits.Finish();
   if (out->null_count > 0) out->buffers[0] = std::move(buffer);
@@ -399,9 +421,12 @@ Result<Array> ConcatImpl(const DataType& type, const std::vector<Array>& arrays)
     return out;
   }
   out.buffers.resize(ExpectedBufferCount(type.id));
-  BuildValidity(&out, [&](auto&& emit) {
-    for (const Array& a : arrays) emit(a, 0, a.length);
-  });
+  // Inputs without validity bitmaps (most, and every embedding's items) need none built.
+  if (std::any_of(arrays.begin(), arrays.end(), [](const Array& a) { return ValidityBits(a) != nullptr; })) {
+    BuildValidity(&out, [&](auto&& emit) {
+      for (const Array& a : arrays) emit(a, 0, a.length);
+    });
+  }
 
   switch (type.id) {
     case TypeId::kBool: {
@@ -411,13 +436,16 @@ Result<Array> ConcatImpl(const DataType& type, const std::vector<Array>& arrays)
       out.buffers[1] = bits.Finish();
       return out;
     }
-    case TypeId::kUtf8: case TypeId::kBinary:
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
       RETURN_IF_ERROR(ConcatVarBinary<int32_t>(arrays, &out));
       return out;
-    case TypeId::kLargeUtf8: case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary:
       RETURN_IF_ERROR(ConcatVarBinary<int64_t>(arrays, &out));
       return out;
-    case TypeId::kList: case TypeId::kMap:
+    case TypeId::kList:
+    case TypeId::kMap:
       RETURN_IF_ERROR(ConcatList<int32_t>(arrays, &out));
       return out;
     case TypeId::kLargeList:
@@ -547,13 +575,16 @@ Result<Array> TakeImpl(const Array& a, const std::vector<int64_t>& indices) {
       out.buffers[1] = bits.Finish();
       return out;
     }
-    case TypeId::kUtf8: case TypeId::kBinary:
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
       RETURN_IF_ERROR(TakeVarBinary<int32_t>(a, indices, &out));
       return out;
-    case TypeId::kLargeUtf8: case TypeId::kLargeBinary:
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary:
       RETURN_IF_ERROR(TakeVarBinary<int64_t>(a, indices, &out));
       return out;
-    case TypeId::kList: case TypeId::kMap:
+    case TypeId::kList:
+    case TypeId::kMap:
       RETURN_IF_ERROR(TakeList<int32_t>(a, indices, &out));
       return out;
     case TypeId::kLargeList:
@@ -628,12 +659,17 @@ Result<Array> MakeNullImpl(const DataType& type, int64_t length, int depth) {
   out.buffers.resize(ExpectedBufferCount(type.id));
   ASSIGN_OR_RETURN(out.buffers[0], Buffer::Allocate(BytesForBits(length)));
   switch (type.id) {  // NOLINT: every case returns
-    case TypeId::kUtf8: case TypeId::kBinary: case TypeId::kLargeUtf8: case TypeId::kLargeBinary: {
+    case TypeId::kUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary: {
       ASSIGN_OR_RETURN(out.buffers[1], Buffer::Allocate((length + 1) * (HasLargeOffsets(type.id) ? 8 : 4)));
       out.buffers[2] = Buffer::Empty();
       return out;
     }
-    case TypeId::kList: case TypeId::kLargeList: case TypeId::kMap: {
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
       if (type.children.size() != 1) return Status::InvalidArgument(type.ToString() + " needs one child field");
       ASSIGN_OR_RETURN(out.buffers[1], Buffer::Allocate((length + 1) * (HasLargeOffsets(type.id) ? 8 : 4)));
       ASSIGN_OR_RETURN(Array child, MakeNullImpl(type.children[0].type, 0, depth + 1));
@@ -681,6 +717,8 @@ Result<Array> MakeNullImpl(const DataType& type, int64_t length, int depth) {
 }
 
 }  // namespace
+
+Array ArraySlice(const Array& array, int64_t begin, int64_t length) { return SliceArray(array, begin, length); }
 
 std::string_view Array::GetView(int64_t i) const {
   const int64_t begin = OffsetAt(*this, offset + i);

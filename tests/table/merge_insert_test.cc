@@ -191,9 +191,8 @@ class MergeJoinTest : public ::testing::Test {
   }
 
   // The join's result applied to the target's rows, or the join's error.
-  Result<std::vector<Row>> Join(const Dataset& ds, const std::vector<RecordBatch>& source,
-                                const MergeInsertOptions& o, uint64_t* spilled = nullptr,
-                                std::vector<OptI>* inserted_keys = nullptr) {
+  Result<std::vector<Row>> Join(const Dataset& ds, const std::vector<RecordBatch>& source, const MergeInsertOptions& o,
+                                uint64_t* spilled = nullptr, std::vector<OptI>* inserted_keys = nullptr) {
     ScanOptions scan;
     scan.with_row_addr = true;
     ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, ds.Scan(scan));
@@ -203,8 +202,8 @@ class MergeJoinTest : public ::testing::Test {
     }
     auto reader = MakeBatchVectorReader(source.at(0).schema, source);
     ASSIGN_OR_RETURN(MergeKeys keys, MergeKeys::Make(reader->schema(), o.on, "source"));
-    ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> src, MergeSource::Ingest(*reader, keys, o.memory_budget_bytes,
-                                                                           o.spill_partitions, o.spill_dir));
+    ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> src,
+                     MergeSource::Ingest(*reader, keys, o.memory_budget_bytes, o.spill_partitions, o.spill_dir));
     if (spilled) *spilled = src->spilled_bytes();
     ModelSink sink(std::move(rows));
     RETURN_IF_ERROR(RunMergeJoin(ds, *src, o, sink).status());
@@ -225,7 +224,7 @@ std::vector<Row> TargetRows() {
 }
 
 std::vector<Row> SourceRows() {
-  return {{3, "s3", 1.0},  {5, std::nullopt, 50.0}, {19, "s19", 190.0}, {25, "s25a", 2.0},
+  return {{3, "s3", 1.0},    {5, std::nullopt, 50.0},       {19, "s19", 190.0},        {25, "s25a", 2.0},
           {25, "s25b", 3.0}, {std::nullopt, "s-null", 4.0}, {40, "s40", std::nullopt}, {11, "s11", 11.0}};
 }
 
@@ -280,7 +279,8 @@ TEST_F(MergeJoinTest, SpilledSourceGivesTheSameRows) {
   std::vector<RecordBatch> batches;
   for (int64_t b = 0; b < 5; ++b) {
     std::vector<Row> part;
-    for (int64_t i = 2000 + b * 1000; i < 3000 + b * 1000; ++i) part.push_back({i, "s" + std::to_string(i), -double(i)});
+    for (int64_t i = 2000 + b * 1000; i < 3000 + b * 1000; ++i)
+      part.push_back({i, "s" + std::to_string(i), -double(i)});
     source.insert(source.end(), part.begin(), part.end());
     batches.push_back(RowsBatch(part));
   }
@@ -331,6 +331,73 @@ TEST_F(MergeJoinTest, PartialSchemaSourceKeepsOldValuesAndInsertsNulls) {
   EXPECT_EQ(t3->x, OptD(1.0));
 }
 
+// A source read in several batches is joined without gathering them: matched and
+// inserted rows go out in source order as views of the batches, or as takes where
+// unmatched rows are skipped; a target key held twice has both rows updated.
+TEST_F(MergeJoinTest, SourceInSeveralBatchesAndRepeatedTargetKeys) {
+  std::vector<Row> target = TargetRows();
+  target.push_back({7, "t7b", 70.0});
+  target.push_back({3, std::nullopt, 30.0});
+  auto ds = MakeTarget(target);
+  ASSERT_TRUE(ds);
+  std::vector<Row> source = SourceRows();
+  source.push_back({7, "s7", 7.5});
+  source.push_back({30, "s30", 30.5});
+  source.push_back({std::nullopt, std::nullopt, 8.0});
+  source.push_back({2, "s2", 2.5});
+  int checked = 0;
+  for (bool with_tag : {true, false}) {
+    // 3, 1, 4 and 4 rows: keys 25 (twice, unmatched) straddle the first cut.
+    std::vector<RecordBatch> batches;
+    for (auto [b, e] : {std::pair{0, 3}, {3, 4}, {4, 8}, {8, 12}}) {
+      batches.push_back(RowsBatch({source.begin() + b, source.begin() + e}, with_tag));
+    }
+    for (WhenMatched wm : {WhenMatched::kUpdateAll, WhenMatched::kDoNothing}) {
+      for (WhenNotMatched wn : {WhenNotMatched::kInsert, WhenNotMatched::kSkip}) {
+        for (WhenNotMatchedBySource wb : {WhenNotMatchedBySource::kKeep, WhenNotMatchedBySource::kDelete}) {
+          MergeInsertOptions o;
+          o.on = {"k"};
+          o.when_matched = wm;
+          o.when_not_matched = wn;
+          o.when_not_matched_by_source = wb;
+          const std::string what = "tag " + std::to_string(with_tag) + " matched " + std::to_string(int(wm)) + " not " +
+                                   std::to_string(int(wn)) + " by-source " + std::to_string(int(wb));
+          auto want = ModelMerge(target, source, o, with_tag);
+          ASSERT_TRUE(want) << what;
+          std::vector<OptI> inserted;
+          ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Join(*ds, batches, o, nullptr, &inserted));
+          EXPECT_EQ(got, *want) << what;
+          // Inserted rows keep their source order (the reference numbers them so).
+          std::vector<OptI> want_inserted;
+          if (wn == WhenNotMatched::kInsert) want_inserted = {25, 25, std::nullopt, 40, 30, std::nullopt};
+          EXPECT_EQ(inserted, want_inserted) << what;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 16);
+  // Both target rows of key 7 took the source's values.
+  MergeInsertOptions o;
+  o.on = {"k"};
+  std::vector<RecordBatch> batches = {RowsBatch({source.begin(), source.begin() + 9}),
+                                      RowsBatch({source.begin() + 9, source.end()})};
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Join(*ds, batches, o));
+  EXPECT_EQ(std::count(got.begin(), got.end(), Row{7, "s7", 7.5}), 2);
+  EXPECT_EQ(std::count(got.begin(), got.end(), Row{3, "s3", 1.0}), 2);
+}
+
+TEST_F(MergeJoinTest, AmbiguityInALaterSourceBatchNamesItsKey) {
+  auto ds = MakeTarget(TargetRows());
+  ASSERT_TRUE(ds);
+  MergeInsertOptions o;
+  o.on = {"k"};
+  auto r = Join(*ds, {RowsBatch({{1, "a", 1.0}, {4, "b", 2.0}}), RowsBatch({{9, "c", 3.0}, {4, "d", 4.0}})}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_NE(r.status().message().find("(k = 4)"), std::string::npos) << r.status().message();
+}
+
 TEST_F(MergeJoinTest, TwoSourceRowsOnOneTargetRowIsTheReferencesError) {
   auto ds = MakeTarget(TargetRows());
   ASSERT_TRUE(ds);
@@ -353,8 +420,9 @@ TEST_F(MergeJoinTest, BadSourcesAreRejectedBeforeAnyChange) {
   ASSERT_TRUE(ds);
   MergeInsertOptions o;
   o.on = {"k"};
-  auto wrong_type = *MakeRecordBatch({"k", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt32), std::vector<int32_t>{1}),
-                                                  *ArrayFromVector(MakeType(TypeId::kFloat64), std::vector<double>{1})});
+  auto wrong_type =
+      *MakeRecordBatch({"k", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt32), std::vector<int32_t>{1}),
+                                    *ArrayFromVector(MakeType(TypeId::kFloat64), std::vector<double>{1})});
   auto r = Join(*ds, {wrong_type}, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("'k' has type int32"), std::string::npos) << r.status().message();
@@ -461,8 +529,8 @@ TEST_F(MergeInsertTest, EveryClauseCombinationCommitsTheModelsRows) {
         o.update_columns = {"tag"};
         o.when_not_matched = wn;
         o.when_not_matched_by_source = wb;
-        const std::string what = std::to_string(int(wm)) + "/" + std::to_string(int(wn)) + "/" +
-                                 std::to_string(int(wb));
+        const std::string what =
+            std::to_string(int(wm)) + "/" + std::to_string(int(wn)) + "/" + std::to_string(int(wb));
         auto want = ModelMerge(TargetRows(), SourceRows(), o, true);
         ASSERT_TRUE(want) << what;
         ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*ds, {RowsBatch(SourceRows())}, o));
@@ -532,6 +600,36 @@ TEST_F(MergeInsertTest, SpilledSourceCommitsTheSameRows) {
   EXPECT_GT(r.spilled_bytes, 0u);
   EXPECT_EQ(r.rows_updated, 1500u);
   EXPECT_EQ(r.rows_inserted, 2500u);
+  ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(r.version));
+  EXPECT_EQ(got, *ModelMerge(target, source, o, true));
+}
+
+// Big enough for the file writer to encode columns in parallel, over a target with
+// deleted rows, with new files cut inside the source's batches (views with offsets).
+TEST_F(MergeInsertTest, ManyBatchesOverDeletedRowsCommitTheModelsRows) {
+  std::vector<Row> target, source;
+  for (int64_t i = 0; i < 9000; ++i) target.push_back({i, i % 11 ? OptS("t" + std::to_string(i)) : OptS(), double(i)});
+  auto written = MakeTarget(target, 4000);
+  ASSERT_TRUE(written);
+  ASSERT_OK(DeleteWhere(*written, "k % 10 = 3").status());
+  target.erase(std::remove_if(target.begin(), target.end(), [](const Row& r) { return *r.k % 10 == 3; }), target.end());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(dir_.string()));
+  std::vector<RecordBatch> batches;
+  for (int64_t b = 0; b < 3; ++b) {
+    std::vector<Row> part;
+    for (int64_t i = 6000 + b * 2500; i < 8500 + b * 2500; ++i) {
+      part.push_back({i, i % 3 ? OptS("s" + std::to_string(i)) : OptS(), -double(i)});
+    }
+    source.insert(source.end(), part.begin(), part.end());
+    batches.push_back(RowsBatch(part));
+  }
+  MergeInsertOptions o;
+  o.on = {"k"};
+  o.max_rows_per_file = 1700;
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, Merge(*ds, batches, o));
+  EXPECT_EQ(r.spilled_bytes, 0u);
+  EXPECT_EQ(r.rows_updated, 2700u);   // 6000..8999 less the deleted tenth
+  EXPECT_EQ(r.rows_inserted, 4800u);  // the deleted keys come back as new rows
   ASSERT_OK_AND_ASSIGN(std::vector<Row> got, Committed(r.version));
   EXPECT_EQ(got, *ModelMerge(target, source, o, true));
 }
