@@ -2,7 +2,6 @@
 #include "lancet/io/input_stream.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,7 +24,6 @@ class FdInputStream final : public InputStream {
     const off_t at = ::lseek(fd_, 0, SEEK_CUR);
     if (at >= 0 && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= at) {
       known_left_ = static_cast<uint64_t>(st.st_size - at);
-      pos_ = static_cast<uint64_t>(at);
     }
   }
   ~FdInputStream() override {
@@ -53,10 +51,6 @@ class FdInputStream final : public InputStream {
   // A regular file's bytes are known to be there: one buffer of the exact size, left
   // unzeroed (the read fills it), instead of a vector grown and copied step by step.
   Result<BufferPtr> ReadKnown(uint64_t n) {
-    if (n >= kMapBytes) {
-      if (BufferPtr mapped = Map(n)) return mapped;
-    }
-    pos_ += n;
     ASSIGN_OR_RETURN(std::shared_ptr<Buffer> out, Buffer::AllocateUninitialized(n));
     ASSIGN_OR_RETURN(size_t got, ReadUpTo(out->mutable_data(), static_cast<size_t>(n)));
     known_left_ -= n;
@@ -65,27 +59,6 @@ class FdInputStream final : public InputStream {
       return BufferPtr(Buffer::Slice(std::move(out), 0, got));
     }
     return BufferPtr(std::move(out));
-  }
-
-  // Large reads map the file's pages instead of copying them (populated at once: a
-  // fault per page costs more than the copy); the mapping lives as long as the buffer.
-  // Null when the mapping fails. Like any mapped reader, truncating the file while its
-  // buffers live is fatal (SIGBUS).
-  BufferPtr Map(uint64_t n) {
-    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    const uint64_t start = pos_ / page * page;
-    const size_t length = static_cast<size_t>(pos_ + n - start);
-    void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(start));
-    if (p == MAP_FAILED) return nullptr;
-    if (::lseek(fd_, static_cast<off_t>(n), SEEK_CUR) < 0) {
-      ::munmap(p, length);
-      return nullptr;
-    }
-    std::shared_ptr<void> owner(p, [length](void* q) { ::munmap(q, length); });
-    const auto* data = static_cast<const uint8_t*>(p) + (pos_ - start);
-    pos_ += n;
-    known_left_ -= n;
-    return Buffer::Wrap(data, n, std::move(owner));
   }
 
   // Reads until `want` bytes or the end of the input.
@@ -111,8 +84,6 @@ class FdInputStream final : public InputStream {
   bool owned_;
   bool eof_ = false;
   uint64_t known_left_ = 0;  // bytes a regular file still holds past the position
-  uint64_t pos_ = 0;         // the position in a regular file
-  static constexpr uint64_t kMapBytes = 1ULL << 20;
 };
 
 class BufferInputStream final : public InputStream {

@@ -51,21 +51,21 @@ TEST_F(InputStreamTest, BytesAppendedAfterOpeningAreRead) {
   EXPECT_EQ(rest->view(), bytes_.substr(90) + "XYZ");
 }
 
-// Reads of a MiB or more are mapped: at unaligned positions too, and the bytes stay
-// valid after the stream is gone.
+// Large reads at unaligned positions give the file's bytes, which stay valid after
+// the stream is gone.
 TEST_F(InputStreamTest, LargeReadsAtUnalignedPositionsGiveTheFileBytes) {
   std::string big;
   for (int i = 0; i < 3 << 20; ++i) big.push_back(static_cast<char>(i * 7 % 251));
   std::ofstream(path_, std::ios::binary | std::ios::trunc) << big;
-  BufferPtr head, mapped, rest;
+  BufferPtr head, large, rest;
   {
     ASSERT_OK_AND_ASSIGN(auto in, OpenInputStream(path_.string()));
     ASSERT_OK_AND_ASSIGN(head, in->Read(4099));
-    ASSERT_OK_AND_ASSIGN(mapped, in->Read(2 << 20));
+    ASSERT_OK_AND_ASSIGN(large, in->Read(2 << 20));
     ASSERT_OK_AND_ASSIGN(rest, in->Read(uint64_t{1} << 30));
   }
   EXPECT_EQ(head->view(), big.substr(0, 4099));
-  EXPECT_EQ(mapped->view(), big.substr(4099, 2 << 20));
+  EXPECT_EQ(large->view(), big.substr(4099, 2 << 20));
   EXPECT_EQ(rest->view(), big.substr(4099 + (2 << 20)));
 }
 
