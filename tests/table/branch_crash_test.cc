@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "lancet/table/branch.h"
+#include "table/crash_spawn.h"
 #include "util/test_macros.h"
 
 namespace lancet::table {
@@ -27,23 +28,7 @@ namespace fs = std::filesystem;
 constexpr int64_t kRowsPerAppend = 3;
 
 pid_t SpawnWriter(const std::string& dir, int64_t writer, int64_t count, int* read_fd) {
-  int fds[2];
-  if (::pipe(fds) != 0) return -1;
-  std::vector<std::string> args = {LANCET_CRASH_CHILD, "append", dir, std::to_string(writer), std::to_string(count)};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  *read_fd = fds[0];
-  return pid;
+  return testing::SpawnCrashChild({"append", dir, std::to_string(writer), std::to_string(count)}, read_fd);
 }
 
 // Lines the writer printed (one per committed append).

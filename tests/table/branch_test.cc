@@ -51,22 +51,12 @@ Result<uint64_t> Append(const std::string& uri, int64_t begin, int64_t n, WriteM
 }
 
 std::vector<int64_t> SortedIds(const Dataset& ds) {
-  auto batches = ds.Scan();
-  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
-  std::vector<int64_t> ids;
-  if (!batches.ok()) return ids;
-  for (const RecordBatch& b : *batches) {
-    for (int64_t i = 0; i < b.num_rows; ++i) ids.push_back(b.columns[0].values<int64_t>()[i]);
-  }
+  std::vector<int64_t> ids = testing::ScannedIds(ds);
   std::sort(ids.begin(), ids.end());
   return ids;
 }
 
-std::vector<int64_t> Range(int64_t begin, int64_t end) {
-  std::vector<int64_t> v;
-  for (int64_t i = begin; i < end; ++i) v.push_back(i);
-  return v;
-}
+using testing::IdRange;
 
 std::unique_ptr<Dataset> OpenOn(const std::string& uri, const std::string& branch,
                                 std::optional<uint64_t> version = std::nullopt) {
@@ -100,7 +90,7 @@ TEST(BranchTest, ForkCopiesNoDataAndWritesStayOnTheBranch) {
   EXPECT_EQ(branch->branch(), "exp");
   EXPECT_EQ(branch->table_root(), main->root());
   EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/exp/data"), 0u);
-  EXPECT_EQ(SortedIds(*branch), Range(0, 10));
+  EXPECT_EQ(SortedIds(*branch), IdRange(0, 10));
 
   ASSERT_OK_AND_ASSIGN(uint64_t v, Append(BranchRoot(dir.ds(), "exp"), 10, 5));
   EXPECT_EQ(v, 2u);
@@ -113,19 +103,19 @@ TEST(BranchTest, ForkCopiesNoDataAndWritesStayOnTheBranch) {
   co.target_rows_per_fragment = 100;
   ASSERT_OK(Compact(*on_branch, co).status());
 
-  std::vector<int64_t> want = Range(3, 15);
+  std::vector<int64_t> want = IdRange(3, 15);
   want.erase(std::find(want.begin(), want.end(), 4));
   want.push_back(40);
   std::sort(want.begin(), want.end());
   EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "exp")), want);
   ASSERT_OK_AND_ASSIGN(main, Dataset::Open(dir.ds()));
   EXPECT_EQ(main->version(), 1u);
-  EXPECT_EQ(SortedIds(*main), Range(0, 10));
+  EXPECT_EQ(SortedIds(*main), IdRange(0, 10));
   // Every version of the branch stays readable, the fork point included.
-  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "exp", 2)), Range(0, 15));
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "exp", 2)), IdRange(0, 15));
   ASSERT_OK_AND_ASSIGN(auto back, OpenOn(dir.ds(), "exp")->Checkout(1));
   EXPECT_EQ(back->branch(), "exp");
-  EXPECT_EQ(SortedIds(*back), Range(0, 10));
+  EXPECT_EQ(SortedIds(*back), IdRange(0, 10));
 }
 
 // Metadata-only and column-rewriting schema changes and a restore, on a branch whose
@@ -162,7 +152,7 @@ TEST(BranchTest, EvolutionAndRestoreOnABranch) {
   ASSERT_OK(Restore(*evo, 1).status());
   evo = OpenOn(dir.ds(), "evo");
   EXPECT_EQ(evo->schema().ToString(), main_schema);
-  EXPECT_EQ(SortedIds(*evo), Range(0, 12));
+  EXPECT_EQ(SortedIds(*evo), IdRange(0, 12));
   ASSERT_OK_AND_ASSIGN(main, Dataset::Open(dir.ds()));
   EXPECT_EQ(main->version(), 1u);
   EXPECT_EQ(main->schema().ToString(), main_schema);
@@ -225,7 +215,7 @@ TEST(BranchTest, ConcurrentCreatorsOfOneNameLeaveOneBranch) {
     }
   }
   EXPECT_EQ(created, 1);
-  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "race")), Range(0, 3));
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "race")), IdRange(0, 3));
   EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/race/_transactions"), 1u);
 }
 
@@ -243,7 +233,7 @@ TEST(BranchTest, DeleteClearsWhatAnInterruptedCreateLeft) {
   EXPECT_EQ(FilesUnder(fs::path(dir.ds()) / "tree/half"), 0u);
   EXPECT_EQ(DeleteBranch(*main, "half").code(), StatusCode::kNotFound);
   ASSERT_OK(CreateBranch(*main, "half").status());
-  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "half")), Range(0, 3));
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "half")), IdRange(0, 3));
 }
 
 TEST(BranchTest, NamesAreChecked) {
@@ -266,7 +256,7 @@ TEST(BranchTest, TagsOnBranchVersions) {
   ASSERT_OK_AND_ASSIGN(auto tagged, main->CheckoutTag("on-exp"));
   EXPECT_EQ(tagged->branch(), "exp");
   EXPECT_EQ(tagged->version(), 2u);
-  EXPECT_EQ(SortedIds(*tagged), Range(0, 6));
+  EXPECT_EQ(SortedIds(*tagged), IdRange(0, 6));
   ASSERT_OK_AND_ASSIGN(auto tags, main->ListTags());
   EXPECT_EQ(tags.count("on-exp"), 1u);
   ASSERT_OK(DeleteTag(*exp, "on-exp"));
@@ -287,9 +277,9 @@ TEST(BranchTest, CleanupOfMainKeepsWhatBranchesRead) {
   co.delete_unverified = true;
   ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*main, co));
   EXPECT_EQ(stats.old_versions, 1u);  // v2; v1 is the branch's fork point
-  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "keep")), Range(0, 10));
-  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "", 1)), Range(0, 10));
-  EXPECT_EQ(SortedIds(*main), Range(100, 104));
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "keep")), IdRange(0, 10));
+  EXPECT_EQ(SortedIds(*OpenOn(dir.ds(), "", 1)), IdRange(0, 10));
+  EXPECT_EQ(SortedIds(*main), IdRange(100, 104));
 
   // Once the branch is gone, the same cleanup takes v1 and its files.
   ASSERT_OK(DeleteBranch(*main, "keep"));
@@ -348,15 +338,15 @@ TEST(CloneTest, ShallowCloneReadsTheSourceAndWritesLandInTheClone) {
   EXPECT_EQ(CloneDataset(*v1, target).status().code(), StatusCode::kAlreadyExists);
   ASSERT_OK(Append(target, 500, 1).status());
   ASSERT_OK_AND_ASSIGN(auto clone, Dataset::Open(target));
-  std::vector<int64_t> want = Range(0, 10);
+  std::vector<int64_t> want = IdRange(0, 10);
   want.push_back(500);
   EXPECT_EQ(SortedIds(*clone), want);
   EXPECT_EQ(clone->version(), 2u);
   ASSERT_OK_AND_ASSIGN(auto src, Dataset::Open(dir.ds()));
-  EXPECT_EQ(SortedIds(*src), Range(0, 15));
+  EXPECT_EQ(SortedIds(*src), IdRange(0, 15));
   ASSERT_OK(DeleteWhere(*clone, "id < 5").status());
   ASSERT_OK_AND_ASSIGN(src, Dataset::Open(dir.ds()));
-  EXPECT_EQ(SortedIds(*src), Range(0, 15));
+  EXPECT_EQ(SortedIds(*src), IdRange(0, 15));
 }
 
 // The reference's rule, observed: a source keeps no record of its clones, so its cleanup
@@ -377,7 +367,7 @@ TEST(CloneTest, SourceCleanupKnowsNoClonesButKeepsTaggedVersions) {
   ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*main, co));
   EXPECT_EQ(stats.old_versions, 0u);
   ASSERT_OK_AND_ASSIGN(auto clone, Dataset::Open(target));
-  EXPECT_EQ(SortedIds(*clone), Range(0, 10));
+  EXPECT_EQ(SortedIds(*clone), IdRange(0, 10));
 
   ASSERT_OK(DeleteTag(*main, "cloned"));
   ASSERT_OK_AND_ASSIGN(stats, Cleanup(*main, co));
@@ -399,7 +389,7 @@ TEST(CloneTest, DeepCloneCopiesEveryFileAndStandsAlone) {
   EXPECT_EQ(stats.files_written, 3u + 1u + 2u);  // data files, deletion file, manifest + txn
   fs::remove_all(dir.ds());
   ASSERT_OK_AND_ASSIGN(auto deep, Dataset::Open(target));
-  std::vector<int64_t> want = Range(0, 12);
+  std::vector<int64_t> want = IdRange(0, 12);
   want.erase(want.begin() + 3);
   EXPECT_EQ(SortedIds(*deep), want);
   EXPECT_EQ(deep->Describe().count("base_path.0"), 0u);

@@ -11,6 +11,7 @@
 #include "lancet/table/write.h"
 #include "table/commit.h"
 #include "table/manifest.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -32,22 +33,8 @@ WriteParams Mode(WriteMode mode) {
   return p;
 }
 
-std::vector<int64_t> Ids(const Dataset& ds) {
-  auto batches = ds.Scan();
-  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
-  std::vector<int64_t> ids;
-  if (!batches.ok()) return ids;
-  for (const RecordBatch& b : *batches) {
-    for (int64_t i = 0; i < b.num_rows; ++i) ids.push_back(b.columns[0].values<int64_t>()[i]);
-  }
-  return ids;
-}
-
-std::vector<int64_t> Range(int64_t begin, int64_t end) {
-  std::vector<int64_t> v;
-  for (int64_t i = begin; i < end; ++i) v.push_back(i);
-  return v;
-}
+using testing::IdRange;
+using testing::ScannedIds;
 
 // Every object under `dir`, relative to it.
 std::set<std::string> AllFiles(const io::ObjectStore& store, const std::string& dir, const std::string& rel = "") {
@@ -118,7 +105,7 @@ TEST(Cleanup, KeepsLatestAndRemovesOldVersions) {
   ASSERT_OK_AND_ASSIGN(auto versions, after->ListVersions());
   ASSERT_EQ(versions.size(), 1u);
   EXPECT_EQ(versions[0].version, 3u);
-  EXPECT_EQ(Ids(*after), Range(0, 30));
+  EXPECT_EQ(ScannedIds(*after), IdRange(0, 30));
   std::set<std::string> left = AllFiles(*store, kRoot);
   EXPECT_EQ(Under(left, "data/"), DataFilesOf(*after));
   EXPECT_EQ(Under(left, "_transactions/").size(), 1u);
@@ -149,7 +136,7 @@ TEST(Cleanup, RemovesDataOfOverwrittenAndDeletedVersions) {
   EXPECT_EQ(Under(left, "data/"), Under(DataFilesOf(*v4), "data/"));
   EXPECT_EQ(Under(left, "_deletions/"), Under(DataFilesOf(*v4), "_deletions/"));
   ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(store, kRoot));
-  EXPECT_EQ(Ids(*after), (std::vector<int64_t>{100, 103, 104, 105, 106, 107, 108, 109}));
+  EXPECT_EQ(ScannedIds(*after), (std::vector<int64_t>{100, 103, 104, 105, 106, 107, 108, 109}));
 }
 
 TEST(Cleanup, TagsProtectVersionsAndTheirFiles) {
@@ -168,9 +155,9 @@ TEST(Cleanup, TagsProtectVersionsAndTheirFiles) {
   EXPECT_EQ(versions[0].version, 1u);
   EXPECT_EQ(versions[1].version, 3u);
   ASSERT_OK_AND_ASSIGN(auto gold, latest->CheckoutTag("gold"));
-  EXPECT_EQ(Ids(*gold), Range(0, 10));
+  EXPECT_EQ(ScannedIds(*gold), IdRange(0, 10));
   ASSERT_OK_AND_ASSIGN(auto now, Dataset::Open(store, kRoot));
-  EXPECT_EQ(Ids(*now), Range(50, 60));
+  EXPECT_EQ(ScannedIds(*now), IdRange(50, 60));
 
   // Without the tag, version 1 and its data go.
   ASSERT_OK(DeleteTag(*latest, "gold"));
@@ -179,7 +166,7 @@ TEST(Cleanup, TagsProtectVersionsAndTheirFiles) {
   EXPECT_EQ(stats.old_versions, 1u);
   std::set<std::string> left = AllFiles(*store, kRoot);
   for (const std::string& f : gold_files) EXPECT_FALSE(left.count(f)) << f;
-  EXPECT_EQ(Ids(*now), Range(50, 60));
+  EXPECT_EQ(ScannedIds(*now), IdRange(50, 60));
 }
 
 TEST(Cleanup, KeepsVersionsFromTheOpenedOneOn) {
@@ -192,9 +179,9 @@ TEST(Cleanup, KeepsVersionsFromTheOpenedOneOn) {
   ASSERT_OK_AND_ASSIGN(auto v2, Dataset::Open(store, kRoot, at2));
   ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*v2, Opts(seconds(0), true)));
   EXPECT_EQ(stats.old_versions, 1u);
-  EXPECT_EQ(Ids(*v2), Range(5, 10));
+  EXPECT_EQ(ScannedIds(*v2), IdRange(5, 10));
   ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(store, kRoot));
-  EXPECT_EQ(Ids(*latest), Range(10, 15));
+  EXPECT_EQ(ScannedIds(*latest), IdRange(10, 15));
 }
 
 TEST(Cleanup, OrphansNeedDeleteUnverifiedWhenYoung) {
@@ -235,7 +222,7 @@ TEST(Cleanup, OrphansNeedDeleteUnverifiedWhenYoung) {
   std::set<std::string> expected = committed;
   expected.merge(std::set<std::string>(foreign));
   EXPECT_EQ(AllFiles(*store, kRoot), expected);
-  EXPECT_EQ(Ids(*ds), Range(0, 10));
+  EXPECT_EQ(ScannedIds(*ds), IdRange(0, 10));
 }
 
 TEST(Cleanup, ReferencedIndexFilesStay) {
@@ -268,7 +255,7 @@ TEST(Cleanup, ReferencedIndexFilesStay) {
   std::set<std::string> left = AllFiles(*store, kRoot);
   EXPECT_TRUE(left.count(used));
   EXPECT_FALSE(left.count(unused));
-  EXPECT_EQ(Ids(*ds), Range(0, 10));
+  EXPECT_EQ(ScannedIds(*ds), IdRange(0, 10));
 }
 
 TEST(Cleanup, UnreadableManifestStopsBeforeDeleting) {
@@ -312,7 +299,7 @@ TEST(Cleanup, OldOrphansGoOnLocalDisk) {
   ASSERT_OK_AND_ASSIGN(stats, Cleanup(*ds, Opts(seconds(0), true)));
   EXPECT_EQ(stats.files_removed, 1u);
   EXPECT_FALSE(fs::exists(dir + "/" + young_orphan));
-  EXPECT_EQ(Ids(*ds), Range(0, 10));
+  EXPECT_EQ(ScannedIds(*ds), IdRange(0, 10));
   fs::remove_all(dir);
 }
 

@@ -22,6 +22,7 @@
 
 #include "lancet/table/cleanup.h"
 #include "lancet/table/write.h"
+#include "table/crash_spawn.h"
 #include "table/crash_workload.h"
 #include "table/manifest.h"
 #include "util/test_macros.h"
@@ -34,29 +35,6 @@ namespace fs = std::filesystem;
 uint64_t EnvOr(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
-// Starts crash_child with `args`, its stdout on a pipe whose read end is returned.
-pid_t Spawn(const std::vector<std::string>& args, int* read_fd) {
-  int fds[2];
-  if (::pipe(fds) != 0) return -1;
-  std::vector<char*> argv;
-  std::string exe = LANCET_CRASH_CHILD;
-  argv.push_back(exe.data());
-  std::vector<std::string> copy = args;
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  *read_fd = fds[0];
-  return pid;
 }
 
 std::string ReadAll(int fd) {
@@ -154,7 +132,7 @@ struct RunFacts {
 void KillAndVerify(const std::string& dir, uint64_t seed, int delay_ms, RunFacts* facts) {
   fs::remove_all(dir);
   int fd = -1;
-  pid_t pid = Spawn({"crash", dir, std::to_string(seed)}, &fd);
+  pid_t pid = testing::SpawnCrashChild({"crash", dir, std::to_string(seed)}, &fd);
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
   ::kill(pid, SIGKILL);

@@ -1,5 +1,7 @@
 #include "table/table_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -90,10 +92,26 @@ RecordBatch IdNameXRows(int64_t begin, int64_t n) {
     xs.push_back(static_cast<double>(i) * 0.5);
     names.push_back(i % 7 == 0 ? std::nullopt : std::optional<std::string>("r" + std::to_string(i)));
   }
-  auto b = MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids),
-                                                 StringArray(names),
+  auto b = MakeRecordBatch({"id", "name", "x"}, {*ArrayFromVector(MakeType(TypeId::kInt64), ids), StringArray(names),
                                                  *ArrayFromVector(MakeType(TypeId::kFloat64), xs)});
   return *b;
+}
+
+std::vector<int64_t> ScannedIds(const Dataset& ds) {
+  auto batches = ds.Scan();
+  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  std::vector<int64_t> ids;
+  if (!batches.ok()) return ids;
+  for (const RecordBatch& b : *batches) {
+    for (int64_t i = 0; i < b.num_rows; ++i) ids.push_back(b.columns[0].values<int64_t>()[i]);
+  }
+  return ids;
+}
+
+std::vector<int64_t> IdRange(int64_t begin, int64_t end) {
+  std::vector<int64_t> v;
+  for (int64_t i = begin; i < end; ++i) v.push_back(i);
+  return v;
 }
 
 }  // namespace lancet::table::testing

@@ -12,6 +12,7 @@
 #include "lance_proto/table.pb.h"
 #include "lancet/io/object_store.h"
 #include "lancet/result.h"
+#include "lancet/table/dataset.h"
 
 namespace lancet::table::testing {
 
@@ -40,5 +41,12 @@ Result<std::vector<uint8_t>> ReadLocalFile(const std::string& path);
 
 /// Rows [begin, begin+n): id int64 = i, name utf8 "r<i>" (every 7th null), x float64 = i/2.
 RecordBatch IdNameXRows(int64_t begin, int64_t n);
+
+/// The int64 first column of every row of `ds`, in scan order (empty, with a test
+/// failure, when the scan fails).
+std::vector<int64_t> ScannedIds(const Dataset& ds);
+
+/// begin, begin+1, ..., end-1.
+std::vector<int64_t> IdRange(int64_t begin, int64_t end);
 
 }  // namespace lancet::table::testing
