@@ -80,6 +80,8 @@ Result<DataBlock> DecodeVariableBlock(const pb::Variable& variable, const Buffer
 Status ValidateVariable(const DataBlock& block);
 /// ValidateVariable for the values `wanted` names only (all when empty).
 Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted);
+/// Checks the offsets of values idx[0], idx[1], ... only (none when idx is empty).
+Status ValidateVariableValues(const DataBlock& block, std::span<const uint64_t> idx);
 /// Builds a 32/64-bit-offset kVariable block from separate values (full-zip).
 Result<DataBlock> VariableFromValues(const std::vector<std::span<const uint8_t>>& values, uint32_t offset_bits);
 

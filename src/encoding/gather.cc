@@ -48,16 +48,7 @@ Result<DataBlock> GatherFixed(const DataBlock& block, std::span<const uint64_t> 
 
 Result<DataBlock> GatherVariable(const DataBlock& block, std::span<const uint64_t> idx) {
   // Only the gathered values are read, so only their offsets need checking.
-  const uint64_t width = block.offset_bits / 8;
-  if ((block.offset_bits != 32 && block.offset_bits != 64) ||
-      internal::OrEmpty(block.offsets)->size() / width <= block.num_values) {
-    return Corrupt("Variable: ", block.num_values, " values need ", block.num_values + 1, " offsets of 32 or 64 bits");
-  }
-  const uint64_t data_size = internal::OrEmpty(block.data)->size();
-  for (uint64_t i : idx) {
-    const uint64_t b = block.OffsetAt(i), e = block.OffsetAt(i + 1);
-    if (b > e || e > data_size) return Corrupt("Variable: value ", i, " spans bytes [", b, ", ", e, ") of ", data_size);
-  }
+  RETURN_IF_ERROR(internal::ValidateVariableValues(block, idx));
   const uint64_t n = idx.size();
   uint64_t total = 0;
   for (uint64_t i : idx) {

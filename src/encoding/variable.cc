@@ -34,8 +34,10 @@ Status CheckOffsets(uint32_t offset_bits, const uint8_t* offsets, uint64_t count
 
 }  // namespace
 
-Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted) {
-  if (wanted.empty()) return ValidateVariable(block);
+namespace {
+
+template <typename I>
+Status CheckVariableValues(const DataBlock& block, std::span<const I> idx) {
   if (block.kind != DataBlock::Kind::kVariable) return Corrupt("expected a variable-width block");
   if (block.offset_bits != 32 && block.offset_bits != 64) {
     return Corrupt("Variable: offsets must be 32 or 64 bits, got ", block.offset_bits);
@@ -45,7 +47,7 @@ Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted
     return Corrupt("Variable: ", block.num_values, " values need ", block.num_values + 1, " offsets");
   }
   const uint64_t data_size = OrEmpty(block.data)->size();
-  for (uint32_t w : wanted) {
+  for (I w : idx) {
     if (w >= block.num_values) return Corrupt("Variable: value ", w, " is past the ", block.num_values, " values");
     const uint64_t b = block.OffsetAt(w), e = block.OffsetAt(w + 1);
     if (b > e || e > data_size) {
@@ -53,6 +55,17 @@ Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted
     }
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateVariable(const DataBlock& block, std::span<const uint32_t> wanted) {
+  if (wanted.empty()) return ValidateVariable(block);
+  return CheckVariableValues(block, wanted);
+}
+
+Status ValidateVariableValues(const DataBlock& block, std::span<const uint64_t> idx) {
+  return CheckVariableValues(block, idx);
 }
 
 Status ValidateVariable(const DataBlock& block) {
