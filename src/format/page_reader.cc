@@ -44,7 +44,24 @@ struct LevelMap {
   uint16_t max_rep = 0;
   size_t first_list = 0;  // innermost-first index of the innermost list layer
 
+  // Derived from def_to_canonical by SetDefLevels, once per page rather than per chunk:
+  // whether each raw level is visible, and the last raw level of the visible prefix
+  // 0..v when exactly those are visible (raw levels number item nulls before list
+  // levels, so that is the usual case), else -1.
+  std::vector<uint8_t> raw_visible;
+  int visible_prefix_end = -1;
+
   bool has_def() const { return def_to_canonical.size() > 1; }
+  void SetDefLevels(std::vector<uint16_t> canonical) {
+    def_to_canonical = std::move(canonical);
+    raw_visible.assign(def_to_canonical.size(), 0);
+    for (size_t v = 0; v < raw_visible.size(); ++v) raw_visible[v] = Visible(def_to_canonical[v]) ? 1 : 0;
+    size_t v = 0;
+    while (v + 1 < raw_visible.size() && raw_visible[v + 1]) ++v;
+    bool prefix = raw_visible[0] != 0;
+    for (size_t u = v + 1; u < raw_visible.size(); ++u) prefix = prefix && !raw_visible[u];
+    visible_prefix_end = prefix ? static_cast<int>(v) : -1;
+  }
   bool Visible(uint16_t canonical) const {
     return canonical == 0 || ((canonical & 1) && static_cast<size_t>((canonical - 1) / 2) < first_list);
   }
@@ -52,7 +69,8 @@ struct LevelMap {
 
 Result<LevelMap> MakeLevelMap(const google::protobuf::RepeatedField<int>& layers, const std::string& context) {
   LevelMap m;
-  m.def_to_canonical.push_back(0);
+  std::vector<uint16_t> def;
+  def.push_back(0);
   if (layers.empty()) return Status::Corruption(context + ": page has no rep/def layers");
   for (int i = 0; i < layers.size(); ++i) {
     const auto layer = static_cast<pb::RepDefLayer>(layers[i]);
@@ -62,24 +80,24 @@ Result<LevelMap> MakeLevelMap(const google::protobuf::RepeatedField<int>& layers
         break;
       case pb::REPDEF_NULLABLE_ITEM:
         m.kinds.push_back(LayerKind::kItem);
-        m.def_to_canonical.push_back(CanonicalNull(i));
+        def.push_back(CanonicalNull(i));
         break;
       case pb::REPDEF_ALL_VALID_LIST:
         m.kinds.push_back(LayerKind::kList);
         break;
       case pb::REPDEF_NULLABLE_LIST:
         m.kinds.push_back(LayerKind::kList);
-        m.def_to_canonical.push_back(CanonicalNull(i));
+        def.push_back(CanonicalNull(i));
         break;
       case pb::REPDEF_EMPTYABLE_LIST:
         m.kinds.push_back(LayerKind::kList);
-        m.def_to_canonical.push_back(CanonicalEmpty(i));
+        def.push_back(CanonicalEmpty(i));
         break;
       case pb::REPDEF_NULL_AND_EMPTY_LIST:
         // Null takes the lower level, empty the upper one.
         m.kinds.push_back(LayerKind::kList);
-        m.def_to_canonical.push_back(CanonicalNull(i));
-        m.def_to_canonical.push_back(CanonicalEmpty(i));
+        def.push_back(CanonicalNull(i));
+        def.push_back(CanonicalEmpty(i));
         break;
       default:
         return Status::NotSupported(context + ": unknown rep/def layer " + std::to_string(layers[i]));
@@ -95,6 +113,7 @@ Result<LevelMap> MakeLevelMap(const google::protobuf::RepeatedField<int>& layers
   }
   for (auto k : m.kinds) m.max_rep += k == LayerKind::kList ? 1 : 0;
   if (m.kinds.front() != LayerKind::kItem) return Status::Corruption(context + ": innermost layer is a list");
+  m.SetDefLevels(std::move(def));
   return m;
 }
 
@@ -179,8 +198,7 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
     // Small tables answer "canonical form" and "visible?" for a raw level without
     // arithmetic; an out-of-range level reads entry 0 and fails the check below.
     const size_t limit = m.def_to_canonical.size();
-    std::vector<uint8_t> visible(limit);
-    for (size_t v = 0; v < limit; ++v) visible[v] = m.Visible(m.def_to_canonical[v]) ? 1 : 0;
+    const uint8_t* visible = m.raw_visible.data();
     const uint16_t* canonical = m.def_to_canonical.data();
     uint16_t* d = def->data();
     uint16_t top_def = 0;
@@ -195,15 +213,11 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
       vis += visible[safe];
       d[i] = canonical[safe];
     }
-    // Raw levels number item nulls before list levels, so the visible ones are
-    // usually 0..v and a comparison counts them; otherwise the table does.
-    size_t v = 0;
-    while (v + 1 < limit && visible[v + 1]) ++v;
-    bool prefix = visible[0] != 0;
-    for (size_t u = v + 1; u < limit; ++u) prefix = prefix && !visible[u];
+    // The visible raw levels are usually 0..v, which a comparison counts; otherwise
+    // the table does.
     uint64_t tail_vis = 0;
-    if (prefix) {
-      const uint16_t last = static_cast<uint16_t>(v);
+    if (m.visible_prefix_end >= 0) {
+      const uint16_t last = static_cast<uint16_t>(m.visible_prefix_end);
       for (size_t j = i; j < n; ++j) {
         top_rep = std::max(top_rep, r[j]);
         top_def = std::max(top_def, d[j]);
@@ -645,7 +659,7 @@ class FullZipReader final : public PageReader {
     }
     if (layout_.bits_def() == 0 && levels_.has_def()) {
       // The page declares nullable layers but stores no def bits: every level is valid.
-      levels_.def_to_canonical.erase(levels_.def_to_canonical.begin() + 1, levels_.def_to_canonical.end());
+      levels_.SetDefLevels({0});
     }
     if (levels_.has_def() && (uint64_t{1} << layout_.bits_def()) < levels_.def_to_canonical.size()) {
       return Corrupt("bits_def too small for the layers");
