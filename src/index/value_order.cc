@@ -11,10 +11,15 @@ int Cmp(T x, T y) {
   return x < y ? -1 : (y < x ? 1 : 0);
 }
 
+// IEEE 754 totalOrder as the reference compares floats (-NaN < -inf ... inf < NaN), but
+// with -0 equal to 0, as a comparison with a literal treats them.
 template <typename T>
 int CmpFloat(T x, T y) {
   const bool xn = std::isnan(x), yn = std::isnan(y);
-  if (xn || yn) return xn == yn ? 0 : (xn ? 1 : -1);
+  if (xn || yn) {
+    const int xr = xn ? (std::signbit(x) ? -1 : 1) : 0, yr = yn ? (std::signbit(y) ? -1 : 1) : 0;
+    return Cmp(xr, yr);
+  }
   return Cmp(x, y);
 }
 

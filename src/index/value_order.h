@@ -13,8 +13,9 @@ namespace lancet::index {
 bool IsOrderable(const DataType& type);
 
 /// <0, 0, >0 as a[i] sorts before, with or after b[j]. `a` and `b` have the same
-/// orderable type. Nulls sort first and equal each other; floats by value with -0 equal
-/// to 0 and every NaN equal to each other and after +inf; strings and binaries bytewise.
+/// orderable type. Nulls sort first and equal each other; floats by IEEE totalOrder as
+/// the reference compares them (NaN after +inf, a NaN with its sign bit set before
+/// -inf, NaNs of one sign equal) except that -0 equals 0; strings and binaries bytewise.
 int CompareValues(const Array& a, int64_t i, const Array& b, int64_t j);
 
 }  // namespace lancet::index
