@@ -13,12 +13,12 @@
 #include <roaring/roaring64map.hh>
 
 #include "lancet/array.h"
+#include "lancet/index/scalar_index.h"
 #include "lancet/io/object_store.h"
 #include "lancet/result.h"
 
 namespace lancet::index {
 
-enum class ScalarIndexType : uint8_t { kBTree, kBitmap, kLabelList, kZoneMap, kBloomFilter };
 
 /// One leaf of a filter an index may answer, its literals already converted to the
 /// indexed column's type (the list item type for kHasAny/kHasAll).

@@ -11,6 +11,7 @@
 #include "table/commit.h"
 #include "table/compaction_blobs.h"
 #include "table/compaction_row_ids.h"
+#include "table/index_section.h"
 #include "table/evolution_io.h"
 #include "table/manifest.h"
 
@@ -248,12 +249,6 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
   if (plan.empty()) return metrics;
 
   ASSIGN_OR_RETURN(VersionManifest read, ReadVersionManifest(*store, root, dataset.version()));
-  ASSIGN_OR_RETURN(std::vector<uint8_t> indices, ReadIndexSection(*store, read.path, read.manifest));
-  if (!indices.empty()) {
-    return Status::NotSupported(root +
-                                ": compaction of datasets with indices is not supported yet (their row "
-                                "addresses would need remapping)");
-  }
   const bool stable = (read.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
   std::map<uint64_t, const DataFragment*> by_id;
   for (const DataFragment& f : read.manifest.fragments()) by_id[f.id()] = &f;
@@ -297,11 +292,9 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
       }
     }
     PreparedCommit prep;
+    // Without stable row ids the rows' addresses change, so the new fragments count as
+    // unindexed (scanned with the filter) until an optimize re-indexes them.
     ASSIGN_OR_RETURN(prep.index_section, ReadIndexSection(*store, base.latest_path, *base.latest));
-    if (!prep.index_section.empty()) {
-      return Status::CommitConflict(root + ": an index was created after version " +
-                                    std::to_string(read.manifest.version()) + " was read");
-    }
     Manifest& m = prep.manifest;
     m = *base.latest;
     m.clear_fragments();
@@ -325,6 +318,7 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
     std::sort(frags.begin(), frags.end(), [](const DataFragment& a, const DataFragment& b) { return a.id() < b.id(); });
     for (DataFragment& f : frags) *m.add_fragments() = std::move(f);
     m.set_max_fragment_id(static_cast<uint32_t>(next - 1));
+    RETURN_IF_ERROR(RemapIndexFragments(stable, *rewrite, &prep.index_section, base.latest_path));
     return prep;
   };
   auto committed = CommitWithRetry(*store, root, dataset.version(), build, options.max_commit_attempts);

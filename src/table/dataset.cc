@@ -15,7 +15,9 @@
 #include "table/blob.h"
 #include "table/blob_info.h"
 #include "table/blob_read.h"
+#include "table/commit.h"
 #include "table/deletion.h"
+#include "table/index_section.h"
 #include "table/external_stores.h"
 #include "table/manifest.h"
 #include "table/refs.h"
@@ -127,6 +129,13 @@ class DatasetImpl final : public Dataset, public ScanSource {
     return ids;
   }
   bool HasStableRowIds() const override { return stable_row_ids_; }
+  bool stable_row_ids() const override { return stable_row_ids_; }
+  Result<std::vector<IndexMetadata>> ListIndices() const override;
+  Result<std::string> IndexDirectory(const IndexMetadata& index) const override {
+    if (!index.base_id) return JoinPath(root_, "_indices/" + index.uuid);
+    ASSIGN_OR_RETURN(std::string dir, BaseDir(*index.base_id, /*for_deletion=*/true));
+    return JoinPath(dir, "_indices/" + index.uuid);
+  }
   Result<std::vector<uint64_t>> FragmentRowVersions(size_t frag_idx, RowMeta which,
                                                     std::span<const uint64_t> offsets) const override {
     const FragmentState& frag = frags_[frag_idx];
@@ -246,6 +255,7 @@ class DatasetImpl final : public Dataset, public ScanSource {
   bool stable_row_ids_ = false;
 
   mutable std::mutex mu_;
+  mutable std::optional<std::vector<IndexMetadata>> indices_;  // read on first use
   mutable std::map<std::string, std::shared_ptr<format::FileReader>> readers_;
   mutable std::map<size_t, std::shared_ptr<const Roaring>> deletions_;
   mutable OpenedObjects blob_objects_;
@@ -316,6 +326,18 @@ Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectSto
   }
   RETURN_IF_ERROR(ds->Init());
   return std::unique_ptr<Dataset>(std::move(ds));
+}
+
+Result<std::vector<IndexMetadata>> DatasetImpl::ListIndices() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (indices_) return *indices_;
+  }
+  ASSIGN_OR_RETURN(std::vector<uint8_t> section, ReadIndexSection(*store_, manifest_path_, manifest_));
+  ASSIGN_OR_RETURN(std::vector<IndexMetadata> parsed, ParseIndexSection(section, manifest_path_));
+  std::lock_guard<std::mutex> lock(mu_);
+  indices_ = std::move(parsed);
+  return *indices_;
 }
 
 Result<std::string> DatasetImpl::BaseDir(uint32_t base_id, bool for_deletion) const {

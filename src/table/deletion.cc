@@ -12,23 +12,23 @@ std::string DeletionFileName(uint64_t fragment_id, const lance::table::DeletionF
          std::to_string(file.id()) + "." + suffix;
 }
 
-Result<Roaring> ParseDeletionBitmap(std::span<const uint8_t> bytes, const std::string& path) {
+Result<Roaring> ParsePortableRoaring(std::span<const uint8_t> bytes, const std::string& what) {
   const char* data = reinterpret_cast<const char*>(bytes.data());
   // The size probe walks the headers without allocating, so garbage is rejected before
   // CRoaring allocates containers for it.
   size_t needed = roaring_bitmap_portable_deserialize_size(data, bytes.size());
-  if (needed == 0) {
-    return Status::Corruption(path + ": deletion file is not a portable Roaring bitmap");
-  }
+  if (needed == 0) return Status::Corruption(what + " is not a portable Roaring bitmap");
   if (needed != bytes.size()) {
-    return Status::Corruption(path + ": deletion file has " + std::to_string(bytes.size() - needed) +
+    return Status::Corruption(what + " has " + std::to_string(bytes.size() - needed) +
                               " bytes after its Roaring bitmap");
   }
   roaring_bitmap_t* raw = roaring_bitmap_portable_deserialize_safe(data, bytes.size());
-  if (raw == nullptr) {
-    return Status::Corruption(path + ": deletion file is not a portable Roaring bitmap");
-  }
+  if (raw == nullptr) return Status::Corruption(what + " is not a portable Roaring bitmap");
   return Roaring(raw);
+}
+
+Result<Roaring> ParseDeletionBitmap(std::span<const uint8_t> bytes, const std::string& path) {
+  return ParsePortableRoaring(bytes, path + ": deletion file");
 }
 
 Result<Roaring> ParseDeletionArrow(BufferPtr bytes, const std::string& path) {

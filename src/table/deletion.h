@@ -17,6 +17,10 @@ namespace lancet::table {
 /// directory that holds `_deletions` (deletion.rs `deletion_file_path`).
 std::string DeletionFileName(uint64_t fragment_id, const lance::table::DeletionFile& file);
 
+/// Decodes a 32-bit Roaring bitmap in the portable format that fills `bytes` exactly.
+/// Corruption starting with `what` otherwise.
+Result<Roaring> ParsePortableRoaring(std::span<const uint8_t> bytes, const std::string& what);
+
 /// Decodes a `.bin` deletion file: a 32-bit Roaring bitmap in the portable format.
 /// Corruption naming `path` if it is not one, or has bytes after the bitmap.
 Result<Roaring> ParseDeletionBitmap(std::span<const uint8_t> bytes, const std::string& path);

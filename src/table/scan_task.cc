@@ -134,7 +134,8 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
   std::vector<Array> filter_cols;
   std::vector<int64_t> survivor_idx;  // positions of the survivors among task.offsets
   const uint64_t frag_id = ctx.dataset->fragments()[task.frag_idx].id;
-  if (ctx.filter) {
+  const bool evaluate = ctx.filter && !task.exact;
+  if (evaluate) {
     std::vector<const Field*> fields;
     for (size_t i = 0; i < ctx.filter_schema.fields.size(); ++i) {
       if (!ctx.filter_meta[i]) fields.push_back(&ctx.filter_schema.fields[i]);
@@ -168,8 +169,9 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
   out.num_rows = static_cast<int64_t>(rows->size());
   const bool all_pass = rows->size() == task.offsets.size();
   std::vector<const Field*> rest;
+  auto reused = [&](size_t i) { return evaluate && ctx.reuse[i] >= 0; };
   for (size_t i = 0; i < proj.fields.size(); ++i) {
-    if (ctx.reuse[i] < 0) rest.push_back(&proj.fields[i]);
+    if (!reused(i)) rest.push_back(&proj.fields[i]);
   }
   std::vector<Array> read;
   if (!rest.empty()) {
@@ -179,7 +181,7 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
   data.reserve(proj.fields.size());
   size_t next_read = 0;
   for (size_t i = 0; i < proj.fields.size(); ++i) {
-    if (ctx.reuse[i] < 0) {
+    if (!reused(i)) {
       data.push_back(std::move(read[next_read++]));
       continue;
     }

@@ -34,6 +34,7 @@ Result<ScanContext> MakeScanContext(const Dataset& dataset, const ScanSource& so
 struct ScanTask {
   size_t frag_idx = 0;
   std::vector<uint64_t> offsets;  // live, ascending
+  bool exact = false;             // an index found these rows: the filter is not evaluated
 };
 
 /// The projected rows of `task` that pass the filter (all of them without one).

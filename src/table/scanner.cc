@@ -76,15 +76,31 @@ class ScanPlanner {
           ++next_frag_;
           continue;
         }
+        picked_ = nullptr;
+        if (selection_) {
+          auto it = selection_->fragments.find(info.id);
+          if (it != selection_->fragments.end()) picked_ = &it->second;
+        }
+        if (picked_ && picked_->ranges.empty()) {
+          ++next_frag_;
+          continue;
+        }
         ASSIGN_OR_RETURN(deleted_, source_.FragmentDeletions(frag_idx));
-        pos_ = 0;
+        range_ = 0;
+        pos_ = picked_ ? picked_->ranges[0].first : 0;
         started_ = true;
         frag_batch_ = RowsPerBatch(info);
       }
       ScanTask task;
       task.frag_idx = frag_idx;
+      task.exact = picked_ && picked_->exact;
       const uint64_t want = std::min(frag_batch_, left_);
-      while (pos_ < info.physical_rows && task.offsets.size() < want) {
+      bool done = false;
+      while (task.offsets.size() < want) {
+        if (!NextOffset(info)) {
+          done = true;
+          break;
+        }
         const uint64_t o = pos_++;
         if (deleted_ && deleted_->contains(static_cast<uint32_t>(o))) continue;
         if (skip_ > 0) {
@@ -93,7 +109,7 @@ class ScanPlanner {
         }
         task.offsets.push_back(o);
       }
-      if (pos_ >= info.physical_rows) {
+      if (done || !NextOffset(info)) {
         started_ = false;
         ++next_frag_;
       }
@@ -104,7 +120,22 @@ class ScanPlanner {
     return std::optional<ScanTask>();
   }
 
+  void set_selection(std::shared_ptr<const RowSelection> selection) { selection_ = std::move(selection); }
+
  private:
+  // Moves pos_ to the next offset to look at (the next selected range when pos_ left
+  // one); false when the fragment has none left. Offsets past the fragment's rows (an
+  // index of another version) end it.
+  bool NextOffset(const FragmentInfo& info) {
+    if (picked_) {
+      while (range_ < picked_->ranges.size() && pos_ >= picked_->ranges[range_].second) {
+        if (++range_ < picked_->ranges.size()) pos_ = std::max(pos_, picked_->ranges[range_].first);
+      }
+      if (range_ >= picked_->ranges.size()) return false;
+    }
+    return pos_ < info.physical_rows;
+  }
+
   uint64_t RowsPerBatch(const FragmentInfo& info) const {
     if (batch_bytes_ == 0 || info.physical_rows == 0) return batch_size_;
     uint64_t file_bytes = 0;
@@ -125,6 +156,9 @@ class ScanPlanner {
   bool started_ = false;
   uint64_t pos_ = 0;
   std::shared_ptr<const Roaring> deleted_;
+  std::shared_ptr<const RowSelection> selection_;
+  const FragmentSelection* picked_ = nullptr;  // the current fragment's, if selected
+  size_t range_ = 0;                           // into picked_->ranges
 };
 
 class ScanReader final : public RecordBatchReader {
@@ -305,9 +339,13 @@ Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, c
     }
   }
   const bool filtered = shared->context.filter.has_value();
+  if (options.selection && !filtered) {
+    return Status::InvalidArgument(dataset.uri() + ": a scan with a row selection needs its filter");
+  }
   ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, options.batch_bytes,
                       filtered ? 0 : options.offset,
                       filtered ? std::nullopt : options.limit);
+  planner.set_selection(options.selection);
   return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
 }
 

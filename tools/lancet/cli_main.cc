@@ -35,6 +35,7 @@ int RunMain(int argc, char** argv) {
       AddUpdateCommand(app),      AddMergeCommand(app),        AddDiffCommand(app)};
   commands.push_back(AddBranchCommand(app));
   commands.push_back(AddCloneCommand(app));
+  commands.push_back(AddIndexCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
   GlobalBranch().clear();  // RunMain may run more than once in a process (tests)
   try {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "lancet/commands.h"
+#include "lancet/scan/scanner.h"
 #include "lancet/io_stats_line.h"
 
 namespace lancet::cli {
@@ -24,7 +25,7 @@ struct CountState {
       table::ScanOptions scan;
       scan.columns = {"_rowaddr"};  // costs no read: the filter's columns are all it reads
       scan.filter = where;
-      auto reader = (*ds)->NewScan(scan);
+      auto reader = scan::NewScan(**ds, scan);
       if (!reader.ok()) {
         if (reader.status().IsInvalidArgument()) return ReportUsage(reader.status().message());
         return ReportError(reader.status(), dataset);

@@ -4,6 +4,7 @@
 #include "lancet/commands.h"
 #include "lancet/io_stats_line.h"
 #include "lancet/render.h"
+#include "lancet/scan/scanner.h"
 
 namespace lancet::cli {
 namespace {
@@ -86,6 +87,7 @@ struct ScanState {
   std::optional<uint64_t> limit;
   bool row_ids = false;
   bool io_stats = false;
+  bool explain = false;
   uint64_t batch_size = 65536;
 
   int Run() const {
@@ -102,7 +104,14 @@ struct ScanState {
     scan.with_row_id = row_ids;
     scan.with_row_addr = row_ids;
     scan.batch_size = batch_size;
-    auto reader = (*ds)->NewScan(scan);
+    if (explain) {
+      auto plan = scan::Explain(**ds, scan);
+      if (!plan.ok()) return ReportError(plan.status(), dataset);
+      std::fputs(plan->ToString().c_str(), stdout);
+      if (io_stats) PrintIoStats(**ds);
+      return kExitOk;
+    }
+    auto reader = scan::NewScan(**ds, scan);
     if (!reader.ok()) {
       const Status& st = reader.status();
       if (IsUserError(st) || st.IsNotFound()) return ReportUsage(st.message());
@@ -166,6 +175,8 @@ Command AddScanCommand(CLI::App& root) {
   app->add_option("--limit,-n", state->limit, "Stop after this many rows");
   app->add_option("--batch-size", state->batch_size, "Rows per scan batch")->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   app->add_flag("--row-ids", state->row_ids, "Add the _rowid and _rowaddr columns");
+  app->add_flag("--explain", state->explain,
+                "Print which index answered each part of --where and how many rows it kept, not the rows");
   AddIoStatsFlag(*app, &state->io_stats);
   return {app, [state] { return state->Run(); }};
 }

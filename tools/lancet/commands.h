@@ -24,6 +24,8 @@ Command AddDeleteCommand(CLI::App& root);
 Command AddMergeCommand(CLI::App& root);
 /// `update DATASET [--where EXPR] --set COL=EXPR...`.
 Command AddUpdateCommand(CLI::App& root);
+/// `index create|list|drop|optimize DATASET ...`: scalar indexes.
+Command AddIndexCommand(CLI::App& root);
 /// `tag DATASET create|delete|list`.
 Command AddTagCommand(CLI::App& root);
 Command AddRestoreCommand(CLI::App& root);

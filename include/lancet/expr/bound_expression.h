@@ -37,6 +37,7 @@ class BoundExpression {
 
  private:
   friend class Filter;
+  friend struct Predicate AnalyzePredicate(const class Filter& filter);
   std::string text_;
   std::shared_ptr<const BoundNode> root_;
   std::vector<std::string> columns_;

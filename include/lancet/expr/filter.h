@@ -10,6 +10,8 @@
 
 namespace lancet::expr {
 
+struct Predicate;
+
 /// \brief A boolean expression bound to a schema. A row matches only when the expression
 /// is true for it: false and null (SQL's unknown) both leave it out.
 class Filter {
@@ -26,6 +28,7 @@ class Filter {
   Result<std::vector<bool>> Evaluate(const RecordBatch& batch) const;
 
  private:
+  friend Predicate AnalyzePredicate(const Filter& filter);
   BoundExpression expr_;
 };
 

@@ -14,6 +14,8 @@
 #include "lancet/record_batch_reader.h"
 #include "lancet/table/blob_info_value.h"
 #include "lancet/table/blob_location.h"
+#include "lancet/table/index_metadata.h"
+#include "lancet/table/row_selection.h"
 #include "lancet/table/storage_version.h"
 
 namespace lancet::table {
@@ -85,6 +87,9 @@ struct ScanOptions {
   /// Finished batches a scan may hold ahead of its consumer, on top of those in
   /// flight; 0 = io_parallelism. Memory is bounded by these two, not the dataset.
   uint32_t batch_readahead = 0;
+  /// Rows an index picked (the scan planner, lancet/scan/scanner.h, sets it): only these
+  /// rows of the fragments it names are read. REQUIRES: a filter.
+  std::shared_ptr<const RowSelection> selection;
 };
 
 /// \brief An opened version of a dataset. Immutable and thread-safe.
@@ -127,6 +132,16 @@ class Dataset {
   virtual Result<std::unique_ptr<Dataset>> CheckoutTag(const std::string& tag) const = 0;
 
   virtual const std::vector<FragmentInfo>& fragments() const = 0;
+  /// Whether rows carry stable row ids (then indexes record row ids, not addresses).
+  virtual bool stable_row_ids() const { return false; }
+  /// The indices of this version (the manifest's index section), in stored order.
+  /// Corruption naming the manifest for an unreadable section.
+  virtual Result<std::vector<IndexMetadata>> ListIndices() const { return std::vector<IndexMetadata>{}; }
+  /// The directory of `index`'s files in store(): <root>/_indices/<uuid>, or under the
+  /// dataset root its base_id names (shallow clones). Corruption for an unknown base.
+  virtual Result<std::string> IndexDirectory(const IndexMetadata& index) const {
+    return root() + "/_indices/" + index.uuid;
+  }
   /// Visible rows (physical rows minus deletions).
   virtual uint64_t CountRows() const = 0;
   /// Manifest facts for `lancet info`: writer, storage version, feature flags...

@@ -1,0 +1,232 @@
+// Building, dropping and optimizing scalar indexes: a streamed scan of the column feeds
+// the type's builder, and the segment is committed as a CreateIndex transaction.
+#include <chrono>
+#include <random>
+#include <set>
+
+#include "index/index_types.h"
+#include "index/scalar_index.h"
+#include "index/value_order.h"
+#include "lancet/index/scalar_index.h"
+
+namespace lancet::index {
+namespace {
+
+std::string RandomUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint8_t b[16];
+  for (int i = 0; i < 16; i += 8) {
+    const uint64_t v = rng();
+    for (int j = 0; j < 8; ++j) b[i + j] = static_cast<uint8_t>(v >> (8 * j));
+  }
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
+    s.push_back(kHex[b[i] >> 4]);
+    s.push_back(kHex[b[i] & 15]);
+  }
+  return s;
+}
+
+uint64_t NowMs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+bool ZoneType(ScalarIndexType t) { return t == ScalarIndexType::kZoneMap || t == ScalarIndexType::kBloomFilter; }
+
+Status CheckColumnType(const Field& field, ScalarIndexType type, const std::string& where) {
+  if (type == ScalarIndexType::kLabelList) {
+    const bool list = field.type.id == TypeId::kList || field.type.id == TypeId::kLargeList;
+    if (list && !field.type.children.empty() && IsOrderable(field.type.children[0].type)) return Status::OK();
+    return Status::InvalidArgument(where + ": a LabelList index needs a list of scalars, not " +
+                                   field.type.ToString());
+  }
+  if (IsOrderable(field.type)) return Status::OK();
+  return Status::InvalidArgument(where + ": a " + std::string(ScalarIndexTypeName(type)) +
+                                 " index cannot hold values of type " + field.type.ToString());
+}
+
+void DeleteSegment(io::ObjectStore& store, const std::string& dir) {
+  auto listed = store.List(dir);
+  if (!listed.ok()) return;
+  for (const io::ObjectInfo& f : *listed) {
+    if (!f.is_dir) (void)store.Delete(dir + "/" + f.path);
+  }
+}
+
+// Builds one segment of `type` over every fragment of `dataset`; its files are written
+// but nothing is committed.
+Result<table::IndexMetadata> BuildSegment(const table::Dataset& dataset, const Field& field, ScalarIndexType type,
+                                          const std::string& name, const CreateIndexOptions& options) {
+  table::IndexMetadata meta;
+  meta.uuid = RandomUuid();
+  meta.name = name;
+  meta.fields = {field.id};
+  meta.dataset_version = dataset.version();
+  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
+  meta.type_url = ScalarIndexTypeUrl(type);
+  meta.index_version = ScalarIndexVersion(type);
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+
+  BuildOptions build;
+  build.params = options.params;
+  build.memory_budget = options.memory_budget;
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  Status st = [&]() -> Status {
+    ASSIGN_OR_RETURN(std::unique_ptr<ScalarIndexBuilder> builder,
+                     MakeScalarIndexBuilder(type, field, store, dir, build));
+    table::ScanOptions scan;
+    scan.columns = {field.name};
+    // Zones are physical runs of a fragment; exact indexes name rows as scans return them.
+    (ZoneType(type) ? scan.with_row_addr : scan.with_row_id) = true;
+    ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
+    const uint64_t total = dataset.CountRows();
+    uint64_t done = 0;
+    for (;;) {
+      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+      if (!batch) break;
+      const Array& rows = batch->columns[1];
+      RETURN_IF_ERROR(builder->Add(batch->columns[0],
+                                   std::span<const uint64_t>(rows.values<uint64_t>(), static_cast<size_t>(rows.length))));
+      done += static_cast<uint64_t>(batch->num_rows);
+      if (options.progress) options.progress(done, total);
+    }
+    ASSIGN_OR_RETURN(std::vector<IndexFileEntry> files, builder->Finish());
+    for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    DeleteSegment(*store, dir);
+    return st;
+  }
+  meta.created_at_ms = NowMs();
+  return meta;
+}
+
+const Field* FieldById(const Schema& schema, int32_t id) {
+  for (const Field& f : schema.fields) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<table::IndexMetadata> CreateScalarIndex(const table::Dataset& dataset, const std::string& column,
+                                               ScalarIndexType type, const CreateIndexOptions& options) {
+  const int pos = dataset.schema().FieldIndex(column);
+  if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + column + "'");
+  const Field& field = dataset.schema().fields[static_cast<size_t>(pos)];
+  RETURN_IF_ERROR(CheckColumnType(field, type, dataset.uri() + ": column '" + column + "'"));
+  const std::string name = options.name.empty() ? column + "_idx" : options.name;
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
+  std::vector<std::string> removed;
+  for (const table::IndexMetadata& m : existing) {
+    if (m.name != name) continue;
+    if (!options.replace) return Status::AlreadyExists(dataset.uri() + ": an index named '" + name + "' exists");
+    removed.push_back(m.uuid);
+  }
+  ASSIGN_OR_RETURN(table::IndexMetadata meta, BuildSegment(dataset, field, type, name, options));
+  auto committed = table::CommitIndexChange(dataset, {meta}, removed);
+  if (!committed.ok()) {
+    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+    DeleteSegment(*dataset.store(), dir);
+    return committed.status();
+  }
+  return meta;
+}
+
+Result<uint64_t> DropIndex(const table::Dataset& dataset, const std::string& name) {
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
+  std::vector<std::string> removed;
+  for (const table::IndexMetadata& m : existing) {
+    if (m.name == name) removed.push_back(m.uuid);
+  }
+  if (removed.empty()) return Status::NotFound(dataset.uri() + ": no index named '" + name + "'");
+  return table::CommitIndexChange(dataset, {}, removed);
+}
+
+Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
+                                              std::function<void(const std::string&)> progress) {
+  OptimizeIndicesResult out;
+  out.version = dataset.version();
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
+  std::map<std::string, std::vector<const table::IndexMetadata*>> by_name;
+  for (const table::IndexMetadata& m : existing) by_name[m.name].push_back(&m);
+  std::vector<table::IndexMetadata> added;
+  std::vector<std::string> removed;
+  auto cleanup = [&] {
+    for (const table::IndexMetadata& m : added) {
+      auto dir = dataset.IndexDirectory(m);
+      if (dir.ok()) DeleteSegment(*dataset.store(), *dir);
+    }
+  };
+  for (const auto& [name, segments] : by_name) {
+    const table::IndexMetadata& first = *segments.front();
+    std::optional<ScalarIndexType> type = ScalarTypeOf(first);
+    if (!IsUsable(first) || !type || first.fields.size() != 1) continue;
+    std::set<uint64_t> covered;
+    for (const table::IndexMetadata* s : segments) covered.insert(s->fragment_ids.begin(), s->fragment_ids.end());
+    bool complete = segments.size() == 1;
+    for (const table::FragmentInfo& f : dataset.fragments()) complete = complete && covered.count(f.id);
+    if (complete) continue;
+    const Field* field = FieldById(dataset.schema(), first.fields[0]);
+    if (!field) continue;
+    if (progress) progress(name);
+    CreateIndexOptions options;
+    auto built = BuildSegment(dataset, *field, *type, name, options);
+    if (!built.ok()) {
+      cleanup();
+      return built.status();
+    }
+    added.push_back(built.MoveValue());
+    for (const table::IndexMetadata* s : segments) removed.push_back(s->uuid);
+    out.rebuilt.push_back(name);
+  }
+  if (added.empty()) return out;
+  auto committed = table::CommitIndexChange(dataset, added, removed);
+  if (!committed.ok()) {
+    cleanup();
+    return committed.status();
+  }
+  out.version = *committed;
+  return out;
+}
+
+Result<std::vector<IndexStats>> DescribeIndices(const table::Dataset& dataset) {
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
+  std::vector<IndexStats> out;
+  std::map<std::string, size_t> slot;
+  std::map<std::string, std::set<uint64_t>> covered;
+  for (const table::IndexMetadata& m : existing) {
+    auto [it, fresh] = slot.emplace(m.name, out.size());
+    if (fresh) {
+      IndexStats s;
+      s.name = m.name;
+      std::optional<ScalarIndexType> type = ScalarTypeOf(m);
+      s.type = type ? ScalarIndexTypeName(*type) : m.type_url;
+      const Field* field = m.fields.empty() ? nullptr : FieldById(dataset.schema(), m.fields[0]);
+      s.column = field ? field->name : "";
+      s.usable = IsUsable(m);
+      out.push_back(std::move(s));
+    }
+    IndexStats& s = out[it->second];
+    ++s.num_segments;
+    for (const table::IndexFileInfo& f : m.files) s.size_bytes += f.size_bytes;
+    covered[m.name].insert(m.fragment_ids.begin(), m.fragment_ids.end());
+  }
+  for (IndexStats& s : out) {
+    for (const table::FragmentInfo& f : dataset.fragments()) {
+      const uint64_t live = f.physical_rows - f.deleted_rows;
+      (covered[s.name].count(f.id) ? s.num_indexed_rows : s.num_unindexed_rows) += live;
+    }
+  }
+  return out;
+}
+
+}  // namespace lancet::index

@@ -1,0 +1,117 @@
+// `lancet index create|list|drop|optimize`: scalar indexes.
+#include <cstdio>
+
+#include "lancet/commands.h"
+#include "lancet/index/scalar_index.h"
+#include "lancet/progress.h"
+
+namespace lancet::cli {
+namespace {
+
+struct IndexState {
+  std::string dataset;
+  std::string column;
+  std::string type;
+  std::string name;
+  std::vector<std::string> params;
+  bool no_replace = false;
+  Progress progress;
+  CLI::App* create = nullptr;
+  CLI::App* list = nullptr;
+  CLI::App* drop = nullptr;
+  CLI::App* optimize = nullptr;
+
+  int Create(const table::Dataset& ds) {
+    auto type_id = index::ParseScalarIndexType(type);
+    if (!type_id.ok()) return ReportUsage("--type: " + type_id.status().message());
+    index::CreateIndexOptions options;
+    options.name = name;
+    options.replace = !no_replace;
+    for (const std::string& p : params) {
+      const size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) return ReportUsage("--param wants KEY=VALUE, got '" + p + "'");
+      options.params[p.substr(0, eq)] = p.substr(eq + 1);
+    }
+    options.progress = [this](uint64_t done, uint64_t total) {
+      progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
+    };
+    auto made = index::CreateScalarIndex(ds, column, *type_id, options);
+    progress.Done();
+    if (!made.ok()) {
+      const Status& st = made.status();
+      if (st.IsInvalidArgument() || st.IsNotFound() || st.code() == StatusCode::kAlreadyExists) return ReportUsage(st.message());
+      return ReportError(st, dataset);
+    }
+    uint64_t bytes = 0;
+    for (const auto& f : made->files) bytes += f.size_bytes;
+    std::printf("index '%s' (%s) on '%s': %s in _indices/%s\n", made->name.c_str(),
+                index::ScalarIndexTypeName(*type_id), column.c_str(), HumanBytes(bytes).c_str(), made->uuid.c_str());
+    return kExitOk;
+  }
+
+  int List(const table::Dataset& ds) const {
+    auto stats = index::DescribeIndices(ds);
+    if (!stats.ok()) return ReportError(stats.status(), dataset);
+    std::printf("name\ttype\tcolumn\tsegments\tindexed_rows\tunindexed_rows\tsize_bytes\n");
+    for (const index::IndexStats& s : *stats) {
+      std::printf("%s\t%s%s\t%s\t%llu\t%llu\t%llu\t%llu\n", s.name.c_str(), s.type.c_str(),
+                  s.usable ? "" : " (not used)", s.column.c_str(), static_cast<unsigned long long>(s.num_segments),
+                  static_cast<unsigned long long>(s.num_indexed_rows),
+                  static_cast<unsigned long long>(s.num_unindexed_rows), static_cast<unsigned long long>(s.size_bytes));
+    }
+    return kExitOk;
+  }
+
+  int Run() {
+    auto ds = OpenDataset(dataset, VersionSelector{});
+    if (!ds.ok()) return ReportError(ds.status());
+    if (create->parsed()) return Create(**ds);
+    if (list->parsed()) return List(**ds);
+    if (drop->parsed()) {
+      auto v = index::DropIndex(**ds, name);
+      if (!v.ok()) return v.status().IsNotFound() ? ReportUsage(v.status().message()) : ReportError(v.status(), dataset);
+      std::printf("dropped index '%s': version %llu\n", name.c_str(), static_cast<unsigned long long>(*v));
+      return kExitOk;
+    }
+    auto r = index::OptimizeIndices(**ds, [this](const std::string& n) { progress.Report("rebuilding " + n, true); });
+    progress.Done();
+    if (!r.ok()) return ReportError(r.status(), dataset);
+    if (r->rebuilt.empty()) {
+      std::printf("every index covers every fragment: nothing to do\n");
+    } else {
+      for (const std::string& n : r->rebuilt) std::printf("rebuilt '%s'\n", n.c_str());
+      std::printf("version %llu\n", static_cast<unsigned long long>(r->version));
+    }
+    return kExitOk;
+  }
+};
+
+}  // namespace
+
+Command AddIndexCommand(CLI::App& root) {
+  auto state = std::make_shared<IndexState>();
+  CLI::App* app = root.add_subcommand("index", "Create, list, drop or optimize scalar indexes (docs/indexes.md)");
+  app->require_subcommand(1);
+  state->create = app->add_subcommand("create", "Index COLUMN and commit the index as a new version");
+  state->create->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  state->create->add_option("COLUMN", state->column, "Top-level column to index")->required();
+  state->create->add_option("--type,-t", state->type, "btree, bitmap, label_list, zonemap or bloomfilter")
+      ->required();
+  state->create->add_option("--name", state->name, "Index name (default: COLUMN_idx)");
+  state->create->add_option("--param", state->params,
+                            "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; repeatable")
+      ->type_name("KEY=VALUE");
+  state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
+  state->progress.AddOption(*state->create);
+  state->list = app->add_subcommand("list", "Print each index: type, column, segments, rows covered, size");
+  state->list->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  state->drop = app->add_subcommand("drop", "Remove index NAME (its files stay until cleanup)");
+  state->drop->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  state->drop->add_option("NAME", state->name, "Index name")->required();
+  state->optimize = app->add_subcommand("optimize", "Re-index fragments appended or compacted since the build");
+  state->optimize->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  state->progress.AddOption(*state->optimize);
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli
