@@ -1,5 +1,7 @@
 #include "table/index_section.h"
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <roaring/roaring.hh>
@@ -110,11 +112,17 @@ Status RemapIndexFragments(bool stable_row_ids, const lance::table::Transaction:
   }
   for (auto& index : *pb.mutable_indices()) {
     ASSIGN_OR_RETURN(IndexMetadata m, IndexFromProto(index, path));
+    // Only these record rows by row id; zone indexes keep physical offsets, and kinds we
+    // do not know may too.
+    std::string url = m.type_url;
+    std::transform(url.begin(), url.end(), url.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool by_row_id = url == "/lance.table.btreeindexdetails" || url == "/lance.table.bitmapindexdetails" ||
+                           url == "/lance.table.labellistindexdetails";
     std::set<uint64_t> covered(m.fragment_ids.begin(), m.fragment_ids.end());
     for (const auto& group : rewrite.groups()) {
       bool all = true;
       for (const auto& old : group.old_fragments()) all = covered.erase(old.id()) > 0 && all;
-      if (stable_row_ids && all) {
+      if (stable_row_ids && by_row_id && all) {
         for (const auto& f : group.new_fragments()) covered.insert(f.id());
       }
     }

@@ -22,9 +22,9 @@ Result<IndexMetadata> IndexFromProto(const lance::table::IndexMetadata& pb, cons
 Result<lance::table::IndexMetadata> IndexToProto(const IndexMetadata& index);
 
 /// Rewrites the fragment bitmaps of serialized `section` (in place) for a compaction's
-/// `rewrite`: replaced fragments leave every bitmap; with stable row ids an index that
-/// covered all of a group's old fragments covers its new ones, because the rows keep
-/// their ids and values.
+/// `rewrite`: replaced fragments leave every bitmap; with stable row ids a BTree, Bitmap
+/// or LabelList index that covered all of a group's old fragments covers its new ones,
+/// because the rows keep their ids and values (zone indexes name physical offsets).
 Status RemapIndexFragments(bool stable_row_ids, const lance::table::Transaction::Rewrite& rewrite,
                            std::vector<uint8_t>* section, const std::string& path);
 
