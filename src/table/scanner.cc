@@ -95,18 +95,23 @@ class ScanPlanner {
       task.frag_idx = frag_idx;
       task.exact = picked_ && picked_->exact;
       const uint64_t want = std::min(frag_batch_, left_);
+      // Selected rows are cut into tasks by the physical rows they span too, so a sparse
+      // selection keeps a filtered scan's parallelism and per-task read sizes.
+      uint64_t span_end = 0;
       bool done = false;
       while (task.offsets.size() < want) {
         if (!NextOffset(info)) {
           done = true;
           break;
         }
+        if (picked_ && !task.offsets.empty() && pos_ >= span_end) break;
         const uint64_t o = pos_++;
         if (deleted_ && deleted_->contains(static_cast<uint32_t>(o))) continue;
         if (skip_ > 0) {
           --skip_;
           continue;
         }
+        if (task.offsets.empty()) span_end = o + frag_batch_;
         task.offsets.push_back(o);
       }
       if (done || !NextOffset(info)) {
