@@ -38,8 +38,13 @@ class BloomFilterBuilder : public ScalarIndexBuilder {
  public:
   BloomFilterBuilder(DataType type, std::shared_ptr<io::ObjectStore> store, std::string dir, uint64_t items,
                      std::string probability, uint64_t filter_bytes)
-      : type_(std::move(type)), store_(std::move(store)), path_(JoinPath(dir, kBloomFilterFile)), items_(items),
-        probability_(std::move(probability)), filter_bytes_(filter_bytes), cutter_(items) {}
+      : type_(std::move(type)),
+        store_(std::move(store)),
+        path_(JoinPath(dir, kBloomFilterFile)),
+        items_(items),
+        probability_(std::move(probability)),
+        filter_bytes_(filter_bytes),
+        cutter_(items) {}
 
   Status Add(const Array& values, std::span<const uint64_t> rows) override {
     if (values.type != type_) {
@@ -163,9 +168,10 @@ void LiteralHashes(const Array& values, int64_t i, std::vector<uint64_t>* out) {
 
 class BloomFilterReader : public ScalarIndexReader {
  public:
-  BloomFilterReader(DataType type, std::vector<ZoneBound> bounds, std::vector<bool> has_null,
-                    std::vector<Sbbf> filters)
-      : type_(std::move(type)), bounds_(std::move(bounds)), has_null_(std::move(has_null)),
+  BloomFilterReader(DataType type, std::vector<ZoneBound> bounds, std::vector<bool> has_null, std::vector<Sbbf> filters)
+      : type_(std::move(type)),
+        bounds_(std::move(bounds)),
+        has_null_(std::move(has_null)),
         filters_(std::move(filters)) {}
 
   ScalarIndexType type() const override { return ScalarIndexType::kBloomFilter; }

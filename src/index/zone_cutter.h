@@ -38,8 +38,8 @@ class ZoneCutter {
 
  private:
   uint64_t rows_per_zone_;
-  uint64_t rows_ = 0;  // in the current zone
-  uint64_t first_ = 0, last_ = 0;  // addresses of the current zone's first and last rows
+  uint64_t rows_ = 0;                 // in the current zone
+  uint64_t first_ = 0, last_ = 0;     // addresses of the current zone's first and last rows
   std::optional<uint64_t> previous_;  // the last address consumed, across zones
 };
 

@@ -21,9 +21,7 @@ class ZoneFile {
   /// absent, Corruption naming the path when it is not a readable Lance file.
   static Result<ZoneFile> Open(const io::ObjectStore& store, const std::string& path, std::string what);
 
-  const std::string& path() const { return path_; }
   uint64_t num_rows() const { return reader_->num_rows(); }
-  const Metadata& metadata() const { return reader_->file_schema().metadata; }
 
   /// All rows of column `name`, which must have type `type` and, unless `nullable`, no
   /// nulls. Corruption naming the file and the column otherwise.

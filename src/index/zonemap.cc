@@ -38,7 +38,10 @@ struct ZoneStats {
 class ZoneMapBuilder : public ScalarIndexBuilder {
  public:
   ZoneMapBuilder(DataType type, std::shared_ptr<io::ObjectStore> store, std::string dir, uint64_t rows_per_zone)
-      : type_(std::move(type)), store_(std::move(store)), dir_(std::move(dir)), rows_per_zone_(rows_per_zone),
+      : type_(std::move(type)),
+        store_(std::move(store)),
+        dir_(std::move(dir)),
+        rows_per_zone_(rows_per_zone),
         cutter_(rows_per_zone) {}
 
   Status Add(const Array& values, std::span<const uint64_t> rows) override {
@@ -82,7 +85,8 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
       columns.push_back(std::move(a));
     }
     const std::string path = JoinPath(dir_, kZoneMapFile);
-    ASSIGN_OR_RETURN(uint64_t size, WriteZoneFile(store_, path, ZoneMapSchema(type_, rows_per_zone_), std::move(columns)));
+    ASSIGN_OR_RETURN(uint64_t size,
+                     WriteZoneFile(store_, path, ZoneMapSchema(type_, rows_per_zone_), std::move(columns)));
     return std::vector<IndexFileEntry>{{kZoneMapFile, size}};
   }
 
@@ -157,7 +161,6 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
   std::vector<uint64_t> fragments_, starts_, lengths_;
 };
 
-
 // A query literal's values must have the indexed type, or comparisons read garbage.
 Status CheckLiteral(const Array& literal, const DataType& type) {
   if (literal.type != type) {
@@ -175,8 +178,12 @@ bool HasPrefixBounds(const std::string_view min, const std::string_view max, con
 class ZoneMapReader : public ScalarIndexReader {
  public:
   ZoneMapReader(DataType type, Array mins, Array maxs, Array nulls, Array nans, std::vector<ZoneBound> bounds)
-      : type_(std::move(type)), mins_(std::move(mins)), maxs_(std::move(maxs)), nulls_(std::move(nulls)),
-        nans_(std::move(nans)), bounds_(std::move(bounds)) {}
+      : type_(std::move(type)),
+        mins_(std::move(mins)),
+        maxs_(std::move(maxs)),
+        nulls_(std::move(nulls)),
+        nans_(std::move(nans)),
+        bounds_(std::move(bounds)) {}
 
   ScalarIndexType type() const override { return ScalarIndexType::kZoneMap; }
 

@@ -78,7 +78,8 @@ TEST(BloomFilterTest, DefaultsAndZoneCutting) {
 
 TEST(BloomFilterTest, PresentValuesFoundAbsentOnesSkipNearlyEveryZone) {
   auto store = io::NewMemoryStore();
-  const auto rows = RowAddresses({0, 1, 7}, {20000, 9000, 11000}, [](uint64_t f, uint64_t o) { return f == 1 && o % 5 == 1; });
+  const auto rows =
+      RowAddresses({0, 1, 7}, {20000, 9000, 11000}, [](uint64_t f, uint64_t o) { return f == 1 && o % 5 == 1; });
   std::mt19937_64 rng(3);
   std::vector<int64_t> v(rows.size());
   std::vector<std::optional<std::string>> s(rows.size());
@@ -169,7 +170,8 @@ Status OpenHandMadeFilter(std::string filter) {
   const DataType u64 = MakeType(TypeId::kUInt64);
   Schema schema;
   schema.fields = {MakeField("fragment_id", u64), MakeField("zone_start", u64), MakeField("zone_length", u64),
-                   MakeField("has_null", MakeType(TypeId::kBool)), MakeField("bloom_filter_data", MakeType(TypeId::kBinary))};
+                   MakeField("has_null", MakeType(TypeId::kBool)),
+                   MakeField("bloom_filter_data", MakeType(TypeId::kBinary))};
   auto writer = format::FileWriter::Open(store, "/h/bloomfilter.lance", schema).MoveValue();
   auto one = ArrayFromVector<uint64_t>(u64, {1}).MoveValue();
   std::vector<Array> columns = {one, one, one, MakeBoolArray({false}).MoveValue(),

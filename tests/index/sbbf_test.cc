@@ -13,7 +13,9 @@
 namespace lancet::index {
 namespace {
 
-uint64_t HashOf(const void* p, size_t n) { return XxHash64(std::span<const uint8_t>(static_cast<const uint8_t*>(p), n)); }
+uint64_t HashOf(const void* p, size_t n) {
+  return XxHash64(std::span<const uint8_t>(static_cast<const uint8_t*>(p), n));
+}
 uint64_t HashOf(const std::string& s) { return HashOf(s.data(), s.size()); }
 
 std::string Hex(const std::vector<uint8_t>& bytes) {

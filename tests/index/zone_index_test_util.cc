@@ -19,7 +19,8 @@ std::vector<uint64_t> RowAddresses(const std::vector<uint64_t>& fragments, const
   return rows;
 }
 
-Result<std::unique_ptr<ScalarIndexReader>> BuildAndOpen(ScalarIndexType type, const std::shared_ptr<io::ObjectStore>& store,
+Result<std::unique_ptr<ScalarIndexReader>> BuildAndOpen(ScalarIndexType type,
+                                                        const std::shared_ptr<io::ObjectStore>& store,
                                                         const Array& values, const std::vector<uint64_t>& rows,
                                                         std::map<std::string, std::string> params, int64_t batch) {
   BuildOptions options;

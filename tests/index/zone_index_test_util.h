@@ -21,7 +21,8 @@ std::vector<uint64_t> RowAddresses(const std::vector<uint64_t>& fragments, const
 
 /// Builds an index of `type` over `values` at `rows` into store:/idx, feeding the rows
 /// in batches of `batch` (so zones span Add calls), and reopens it.
-Result<std::unique_ptr<ScalarIndexReader>> BuildAndOpen(ScalarIndexType type, const std::shared_ptr<io::ObjectStore>& store,
+Result<std::unique_ptr<ScalarIndexReader>> BuildAndOpen(ScalarIndexType type,
+                                                        const std::shared_ptr<io::ObjectStore>& store,
                                                         const Array& values, const std::vector<uint64_t>& rows,
                                                         std::map<std::string, std::string> params, int64_t batch = 777);
 

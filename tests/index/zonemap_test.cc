@@ -83,7 +83,8 @@ TEST(ZoneMapTest, ZonesCountLiveRowsAndSpanDeletedOnes) {
 
 TEST(ZoneMapTest, IntegersEveryQueryKindAgainstBruteForce) {
   auto store = io::NewMemoryStore();
-  const auto rows = RowAddresses({0, 2, 9}, {3000, 1234, 2000}, [](uint64_t f, uint64_t o) { return f == 2 && o % 7 == 0; });
+  const auto rows =
+      RowAddresses({0, 2, 9}, {3000, 1234, 2000}, [](uint64_t f, uint64_t o) { return f == 2 && o % 7 == 0; });
   std::mt19937_64 rng(11);
   std::vector<int64_t> v(rows.size());
   std::vector<bool> valid(rows.size());
@@ -123,7 +124,8 @@ TEST(ZoneMapTest, FloatsWithNaNZerosAndInfinities) {
   auto store = io::NewMemoryStore();
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   // Zones of 4: {1,2,NaN,3} {-0,-0,5,6} {NaN,NaN,null,NaN} {-NaN,10,11,12} {null,null,null,null} {-inf,0,inf,7}
-  std::vector<double> v = {1, 2, nan, 3, -0.0, -0.0, 5, 6, nan, nan, 0, nan, -nan, 10, 11, 12, 0, 0, 0, 0, -inf, 0.0, inf, 7};
+  std::vector<double> v = {1,    2,  nan, 3,  -0.0, -0.0, 5, 6, nan,  nan, 0,   nan,
+                           -nan, 10, 11,  12, 0,    0,    0, 0, -inf, 0.0, inf, 7};
   std::vector<bool> valid(v.size(), true);
   valid[10] = valid[16] = valid[17] = valid[18] = valid[19] = false;
   Array col = ArrayFromVector<double>(MakeType(TypeId::kFloat64), v, valid).MoveValue();
@@ -157,7 +159,8 @@ TEST(ZoneMapTest, FloatsWithNaNZerosAndInfinities) {
 TEST(ZoneMapTest, StringsRangesAndPrefixes) {
   auto store = io::NewMemoryStore();
   std::vector<std::optional<std::string>> v;
-  for (int i = 0; i < 1000; ++i) v.push_back(i % 17 == 0 ? std::nullopt : std::optional("k" + std::to_string(10000 + i)));
+  for (int i = 0; i < 1000; ++i)
+    v.push_back(i % 17 == 0 ? std::nullopt : std::optional("k" + std::to_string(10000 + i)));
   Array col = StringArray(v);
   const auto rows = RowAddresses({4}, {v.size()});
   auto reader = BuildAndOpen(kZoneMap, store, col, rows, {{"rows_per_zone", "100"}});
@@ -198,7 +201,8 @@ TEST(ZoneMapTest, EmptyIndexAndBadInput) {
   EXPECT_TRUE(make({{"rows_per_zone", "0"}}).status().IsInvalidArgument());
   EXPECT_TRUE(make({{"rows_per_zone", "12x"}}).status().IsInvalidArgument());
   EXPECT_TRUE(make({{"zone_size", "10"}}).status().IsInvalidArgument());
-  EXPECT_TRUE(MakeScalarIndexBuilder(kZoneMap, MakeField("s", StructOf({x})), store, "/b", {}).status().IsInvalidArgument());
+  EXPECT_TRUE(
+      MakeScalarIndexBuilder(kZoneMap, MakeField("s", StructOf({x})), store, "/b", {}).status().IsInvalidArgument());
   auto builder = make({});
   ASSERT_TRUE(builder.ok());
   const std::vector<uint64_t> backwards = {5, 4};
@@ -226,16 +230,22 @@ TEST(ZoneMapTest, HandMadeFilesWithBadColumnsAreCorrupt) {
   const DataType u32 = MakeType(TypeId::kUInt32), u64 = MakeType(TypeId::kUInt64);
   auto u64s = [&](std::vector<uint64_t> v) { return ArrayFromVector<uint64_t>(u64, v).MoveValue(); };
   auto u32s = [&](std::vector<uint32_t> v) { return ArrayFromVector<uint32_t>(u32, v).MoveValue(); };
-  std::vector<Field> fields = {MakeField("min", MakeType(TypeId::kInt64)), MakeField("max", MakeType(TypeId::kInt64)),
-                               MakeField("null_count", u32),  MakeField("nan_count", u32),
-                               MakeField("fragment_id", u64), MakeField("zone_start", u64),
+  std::vector<Field> fields = {MakeField("min", MakeType(TypeId::kInt64)),
+                               MakeField("max", MakeType(TypeId::kInt64)),
+                               MakeField("null_count", u32),
+                               MakeField("nan_count", u32),
+                               MakeField("fragment_id", u64),
+                               MakeField("zone_start", u64),
                                MakeField("zone_length", u64)};
   auto columns = [&](uint64_t fragment, uint64_t start, uint64_t length) {
-    return std::vector<Array>{I64({1}), I64({2}), u32s({0}), u32s({0}), u64s({fragment}), u64s({start}), u64s({length})};
+    return std::vector<Array>{I64({1}),         I64({2}),      u32s({0}),     u32s({0}),
+                              u64s({fragment}), u64s({start}), u64s({length})};
   };
   EXPECT_TRUE(OpenHandMade(fields, columns(0, 0, 10)).ok());
   // The span must stay inside one fragment's offsets and hold a row.
-  for (auto [f, s, l] : {std::tuple<uint64_t, uint64_t, uint64_t>{0, 0, 0}, {1ULL << 32, 0, 1}, {0, 1ULL << 32, 1},
+  for (auto [f, s, l] : {std::tuple<uint64_t, uint64_t, uint64_t>{0, 0, 0},
+                         {1ULL << 32, 0, 1},
+                         {0, 1ULL << 32, 1},
                          {0, 10, (1ULL << 32) - 9}}) {
     Status st = OpenHandMade(fields, columns(f, s, l));
     EXPECT_TRUE(st.IsCorruption()) << st.ToString();
@@ -261,7 +271,10 @@ TEST(ZoneMapTest, TruncatedAndBitFlippedFilesFailCleanly) {
   std::vector<int64_t> v(3000);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(i % 1000);
   ASSERT_TRUE(BuildAndOpen(kZoneMap, store, I64(v), RowAddresses({0}, {v.size()}), {{"rows_per_zone", "100"}}).ok());
-  const BufferPtr good = store->OpenRead("/idx/zonemap.lance").MoveValue()->ReadAt(0, store->Size("/idx/zonemap.lance").MoveValue()).MoveValue();
+  const BufferPtr good = store->OpenRead("/idx/zonemap.lance")
+                             .MoveValue()
+                             ->ReadAt(0, store->Size("/idx/zonemap.lance").MoveValue())
+                             .MoveValue();
   const std::vector<uint8_t> bytes(good->data(), good->data() + good->size());
   auto attempt = [&](const std::vector<uint8_t>& b) {
     auto s = io::NewMemoryStore();
