@@ -68,8 +68,8 @@ Result<uint64_t> ParseZoneRows(const std::map<std::string, std::string>& params,
   uint64_t v = 0;
   const char* end = it->second.data() + it->second.size();
   auto [p, ec] = std::from_chars(it->second.data(), end, v);
-  if (ec != std::errc() || p != end || v == 0 || v > (uint64_t{1} << 32)) {
-    return Status::InvalidArgument(key + " must be an integer in [1, 2^32], got '" + it->second + "'");
+  if (ec != std::errc() || p != end || v == 0 || v > 0xffffffffULL) {
+    return Status::InvalidArgument(key + " must be an integer in [1, 2^32 - 1], got '" + it->second + "'");
   }
   return v;
 }

@@ -47,7 +47,7 @@ class ZoneCutter {
 Roaring64Map ZoneRows(std::vector<ZoneBound> zones);
 
 /// The rows_per_zone-style count param `key` of `params`, or `fallback`; InvalidArgument
-/// unless it is an integer in [1, 2^32] (a zone's counts are u32).
+/// unless it is an integer in [1, 2^32 - 1] (a zone's counts are u32).
 Result<uint64_t> ParseZoneRows(const std::map<std::string, std::string>& params, const std::string& key,
                                uint64_t fallback);
 

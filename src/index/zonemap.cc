@@ -52,17 +52,10 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
       return Status::InvalidArgument("zone map: " + std::to_string(values.length) + " values for " +
                                      std::to_string(rows.size()) + " rows");
     }
-    size_t i = 0;
-    while (i < rows.size()) {
-      ASSIGN_OR_RETURN(size_t take, cutter_.Extend(rows.subspan(i)));
-      if (take == 0) {
-        RETURN_IF_ERROR(CloseZone());
-        continue;
-      }
-      for (size_t j = i; j < i + take; ++j) Accumulate(values, static_cast<int64_t>(j));
-      i += take;
-    }
-    return Detach(values);
+    Status added = AddRows(values, rows);
+    // Even after an error, no pointer into `values` may outlive this call.
+    RETURN_IF_ERROR(Detach(values));
+    return added;
   }
 
   Result<std::vector<IndexFileEntry>> Finish() override {
@@ -91,6 +84,20 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
   }
 
  private:
+  Status AddRows(const Array& values, std::span<const uint64_t> rows) {
+    size_t i = 0;
+    while (i < rows.size()) {
+      ASSIGN_OR_RETURN(size_t take, cutter_.Extend(rows.subspan(i)));
+      if (take == 0) {
+        RETURN_IF_ERROR(CloseZone());
+        continue;
+      }
+      for (size_t j = i; j < i + take; ++j) Accumulate(values, static_cast<int64_t>(j));
+      i += take;
+    }
+    return Status::OK();
+  }
+
   void Accumulate(const Array& values, int64_t j) {
     if (values.IsNull(j)) {
       ++cur_.nulls;
