@@ -15,8 +15,6 @@ namespace lancet::index {
 LANCET_PENDING(BTree)
 LANCET_PENDING(Bitmap)
 LANCET_PENDING(LabelList)
-LANCET_PENDING(ZoneMap)
-LANCET_PENDING(BloomFilter)
 #undef LANCET_PENDING
 
 }  // namespace lancet::index
