@@ -22,4 +22,4 @@ copy "$DS" "$WORK/ours.lance"
 export LANCE_PEER_DIR
 node "$HERE/../tests/peer/bench.mjs" --op create-index,index-lookup "$WORK/ref.lance" --column id --type btree \
   --in-place --where "id = 500000" --reps "$REPS" --quiet > "$WORK/ref.jsonl"
-"$BUILD/bin/index_bench" "$WORK/ours.lance" --ref "$WORK/ref.jsonl" --reps "$REPS"
+"$BUILD/bin/index_bench" "$WORK/ours.lance" --ref "$WORK/ref.jsonl" --ref-dataset "$WORK/ref.lance" --reps "$REPS"
