@@ -40,6 +40,10 @@ uint64_t Mix(uint64_t x) {
 }
 int64_t ValueOf(uint64_t row) { return static_cast<int64_t>(Mix(row) >> 1); }
 
+constexpr uint64_t kRowsPerFile = 4 * 1024 * 1024;
+// Row `row`'s address: one fragment per file, ids from 0.
+uint64_t AddressOf(uint64_t row) { return (row / kRowsPerFile) << 32 | (row % kRowsPerFile); }
+
 Schema StressSchema() {
   Schema s;
   s.fields.push_back(MakeField("v", MakeType(TypeId::kInt64), false));
@@ -122,7 +126,7 @@ int main(int argc, char** argv) {
   if (child == 0) {
     Rows gen(rows);
     table::WriteParams p;
-    p.max_rows_per_file = 4 * 1024 * 1024;
+    p.max_rows_per_file = kRowsPerFile;
     auto w = table::WriteDataset(ds_path, gen, p);
     if (!w.ok()) std::cerr << "write: " << w.status().ToString() << "\n";
     _exit(w.ok() ? 0 : 2);
@@ -156,7 +160,7 @@ int main(int argc, char** argv) {
   for (;;) {
     auto b = Check(reader->Next(), "lookup");
     if (!b) break;
-    for (int64_t i = 0; i < b->num_rows; ++i) found = found || b->columns[0].values<uint64_t>()[i] == probe_row;
+    for (int64_t i = 0; i < b->num_rows; ++i) found = found || b->columns[0].values<uint64_t>()[i] == AddressOf(probe_row);
     hits += static_cast<uint64_t>(b->num_rows);
   }
   const bool ok = found && !explain.uses.empty() && rss_build < double(limit_mib);
