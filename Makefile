@@ -33,7 +33,7 @@ build: deps $(BUILD)/build.ninja
 # unit test and every fuzzer. The unit tests run only there, to keep CI within its time
 # budget; `make unit-test` runs them on the optimized build.
 test: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen
+	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress
 	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress'
 	$(MAKE) s3-test
 	$(MAKE) asan-test
