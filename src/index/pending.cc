@@ -12,9 +12,6 @@ namespace lancet::index {
                                                                   const std::string&, const BuildOptions&) { \
     return Status::NotSupported(#Name " indexes are not supported yet");                                     \
   }
-LANCET_PENDING(BTree)
-LANCET_PENDING(Bitmap)
-LANCET_PENDING(LabelList)
 LANCET_PENDING(ZoneMap)
 LANCET_PENDING(BloomFilter)
 #undef LANCET_PENDING
