@@ -22,7 +22,7 @@ Array Tags(const DataType& list_type, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     valid.push_back(i % 10 != 0);
     if (i % 10 != 0 && i % 7 != 0) {
-      for (int64_t k = 0; k < 1 + i % 3; ++k) items.push_back(kWords[(i * (k + 2)) % 6]);
+      for (int64_t k = 0; k < 1 + i % 3; ++k) items.push_back(kWords[(i + i / 3 + k * 5) % 6]);
       if (i % 19 == 0) items.push_back(std::nullopt);  // a null item
     }
     offsets.push_back(static_cast<int64_t>(items.size()));
