@@ -180,6 +180,7 @@ Result<Roaring64Map> BitmapLookup::Load(size_t first, size_t last) const {
 
 Result<Roaring64Map> BitmapLookup::LoadRows(std::span<const uint64_t> rows) const {
   Roaring64Map out;
+  uint32_t whole_left = kMaxWholeFragments;  // for all the bitmaps together
   const int column = 1;
   for (size_t begin = 0; begin < rows.size(); begin += kKeysPerBatch) {
     const size_t end = std::min(rows.size(), begin + kKeysPerBatch);
@@ -194,7 +195,7 @@ Result<Roaring64Map> BitmapLookup::LoadRows(std::span<const uint64_t> rows) cons
       ASSIGN_OR_RETURN(Roaring64Map one,
                        DecodeRowAddrMap(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                                  bytes.size()),
-                                        file_->path() + " key row " + std::to_string(slice[i])));
+                                        file_->path() + " key row " + std::to_string(slice[i]), &whole_left));
       out |= one;
     }
   }

@@ -16,6 +16,10 @@ bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0
 
 using RowTest = std::function<bool(const Array& values, int64_t i)>;
 
+// Adjacent candidate pages are read together, this many at most, so that a broad
+// range holds a bounded slice of page_data at a time.
+constexpr size_t kPagesPerRead = 16;
+
 class BTreeReader final : public ScalarIndexReader {
  public:
   static Result<std::unique_ptr<ScalarIndexReader>> Open(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
@@ -160,7 +164,7 @@ class BTreeReader final : public ScalarIndexReader {
         continue;
       }
       size_t end = p;
-      while (end < pages.size() && pages[end]) ++end;
+      while (end < pages.size() && pages[end] && end - p < kPagesPerRead) ++end;
       const uint64_t begin_row = p * batch_size_, end_row = std::min<uint64_t>(rows, end * batch_size_);
       ASSIGN_OR_RETURN(Array values, ReadIndexColumn(*data_, 0, begin_row, end_row));
       ASSIGN_OR_RETURN(Array ids, ReadIndexColumn(*data_, 1, begin_row, end_row));

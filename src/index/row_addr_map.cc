@@ -66,7 +66,10 @@ std::vector<uint8_t> EncodeRowAddrMap(const Roaring64Map& rows) {
   return out;
 }
 
-Result<Roaring64Map> DecodeRowAddrMap(std::span<const uint8_t> bytes, const std::string& where) {
+Result<Roaring64Map> DecodeRowAddrMap(std::span<const uint8_t> bytes, const std::string& where,
+                                      uint32_t* whole_left) {
+  uint32_t own_limit = kMaxWholeFragments;
+  if (whole_left == nullptr) whole_left = &own_limit;
   if (bytes.size() < 4) return Status::Corruption(where + ": row address map shorter than its 4-byte count");
   const uint32_t count = GetU32(bytes.data());
   if (count > (bytes.size() - 4) / 8) {
@@ -78,7 +81,6 @@ Result<Roaring64Map> DecodeRowAddrMap(std::span<const uint8_t> bytes, const std:
   // and never has to find where one bitmap ends.
   Roaring64Map out;
   size_t pos = 4;
-  uint32_t whole = 0;
   int64_t prev = -1;
   for (uint32_t i = 0; i < count; ++i) {
     if (bytes.size() - pos < 8) return Status::Corruption(where + ": row address map truncated in fragment header");
@@ -92,10 +94,11 @@ Result<Roaring64Map> DecodeRowAddrMap(std::span<const uint8_t> bytes, const std:
     const char* frag_bytes = reinterpret_cast<const char*>(bytes.data() + pos);
     size_t frag_len = n;
     if (n == 0) {
-      if (++whole > kMaxWholeFragments) {
+      if (*whole_left == 0) {
         return Status::Corruption(where + ": row address map has more than " + std::to_string(kMaxWholeFragments) +
                                   " whole-fragment entries");
       }
+      --*whole_left;
       frag_bytes = reinterpret_cast<const char*>(FullFragmentBytes().data());
       frag_len = FullFragmentBytes().size();
     } else {

@@ -139,6 +139,11 @@ TEST(BTreeTest, SmallerBatchSizeParam) {
   ASSERT_OK(BuildIndex(kBTree, MakeField("id", col.type), col, ids, store, "idx", opts).status());
   EXPECT_EQ(OpenFile(*store, "idx/page_lookup.lance")->num_rows(), 10u);
   EXPECT_GT(CheckQueries(kBTree, store, "idx", col.type, col, ids, QueriesOver(IntLiterals())), 80);
+  // 100 pages: broad ranges are read in several slices of pages.
+  opts.params["batch_size"] = "100";
+  auto small = io::NewMemoryStore();
+  ASSERT_OK(BuildIndex(kBTree, MakeField("id", col.type), col, ids, small, "idx", opts).status());
+  EXPECT_GT(CheckQueries(kBTree, small, "idx", col.type, col, ids, QueriesOver(IntLiterals())), 80);
   opts.params["batch_size"] = "0";
   EXPECT_FALSE(MakeScalarIndexBuilder(kBTree, MakeField("id", col.type), store, "x", opts).ok());
   opts.params = {{"bogus", "1"}};

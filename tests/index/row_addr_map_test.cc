@@ -112,6 +112,10 @@ TEST(RowAddrMapTest, MalformedBytesAreCorruption) {
     many.insert(many.end(), e.begin(), e.end());
   }
   ExpectCorrupt(many, "too many whole fragments");
+  // Decodes that share an allowance (a search's bitmaps) share the limit.
+  uint32_t left = 1;
+  EXPECT_OK(DecodeRowAddrMap(U32s({1, 3, 0}), "t", &left).status());
+  EXPECT_FALSE(DecodeRowAddrMap(U32s({1, 4, 0}), "t", &left).ok());
   std::mt19937 rng(3);
   for (int i = 0; i < 3000; ++i) {
     std::vector<uint8_t> bad = good;
