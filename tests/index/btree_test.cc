@@ -128,6 +128,17 @@ TEST(BTreeTest, StringsWithPrefixes) {
     queries.push_back(q);
   }
   EXPECT_GT(CheckQueries(kBTree, store, "idx", col.type, col, ids, queries), 100);
+  // Spilled: variable-width values go through runs and the merge.
+  BuildOptions tiny;
+  tiny.memory_budget = 30000;
+  auto spilled = io::NewMemoryStore();
+  ASSERT_OK_AND_ASSIGN(auto builder, MakeScalarIndexBuilder(kBTree, MakeField("s", col.type), spilled, "idx", tiny));
+  for (int64_t b = 0; b < col.length; b += 500) {
+    const int64_t n = std::min<int64_t>(500, col.length - b);
+    ASSERT_OK(builder->Add(ArraySlice(col, b, n), std::span<const uint64_t>(ids.data() + b, static_cast<size_t>(n))));
+  }
+  ASSERT_OK(builder->Finish().status());
+  EXPECT_GT(CheckQueries(kBTree, spilled, "idx", col.type, col, ids, queries), 100);
 }
 
 TEST(BTreeTest, SmallerBatchSizeParam) {
