@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include "common/peer.h"
@@ -117,30 +116,42 @@ class ReferenceIndexTest : public ::testing::Test {
     std::ofstream q(dir_ + "/queries.txt");
     for (const Case& c : Cases()) q << c.table << "\t" << c.sql << "\n";
     q.close();
+    ok_ = RunPeer(&expected_);
+  }
+  // Runs the peer script and parses the row ids of every query.
+  static bool RunPeer(std::vector<std::set<uint64_t>>* answers) {
     const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() + "' node '" LANCET_SOURCE_DIR
                             "/tests/index/reference_indexes.mjs' '" + testing::PeerHarnessDir() +
-                            "/lib/peer.mjs' '" + dir_ + "/db' '" + dir_ + "/queries.txt' 2>/dev/null";
+                            "/lib/peer.mjs' '" + dir_ + "/db' '" + dir_ + "/queries.txt' 2>'" + dir_ +
+                            "/peer.err'";
     FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) return;
+    if (p == nullptr) return false;
     std::string out;
     char buf[65536];
     for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
-    ok_ = ::pclose(p) == 0;
+    const bool ok = ::pclose(p) == 0;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
       std::set<uint64_t> ids;
       std::istringstream words(line);
       for (uint64_t id; words >> id;) ids.insert(id);
-      expected_.push_back(std::move(ids));
+      answers->push_back(std::move(ids));
     }
+    return ok;
   }
   static void TearDownTestSuite() {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   void SetUp() override {
     if (dir_.empty()) GTEST_SKIP() << "node or the lance peer is not installed";
-    ASSERT_TRUE(ok_) << "the peer script failed";
+    ASSERT_TRUE(ok_) << "the peer script failed: " << PeerErrors();
     ASSERT_EQ(expected_.size(), Cases().size());
+  }
+  static std::string PeerErrors() {
+    std::ifstream in(dir_ + "/peer.err");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
   }
   // The one segment directory of table `name`.
   static std::string SegmentDir(const std::string& name) {
