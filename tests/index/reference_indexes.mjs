@@ -3,6 +3,7 @@
 // a file with the reference's row ids, for reference_index_test.
 //
 //   node reference_indexes.mjs <peer lib/peer.mjs> <out dir> <queries file>
+//
 // Queries file: lines "<table>\t<SQL filter>". Writes <out dir>/<table>.lance and
 // prints one line per query: the row ids (= row addresses) it matched, space separated.
 import fs from "node:fs";
