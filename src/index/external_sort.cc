@@ -131,7 +131,9 @@ ExternalSorter::~ExternalSorter() = default;
 
 Status ExternalSorter::Add(const Array& values, std::span<const uint64_t> ids) {
   if (values.length == 0) return Status::OK();
-  values_.push_back(values);
+  // A copy: a slice would keep its whole batch's buffers alive, beyond the budget.
+  ASSIGN_OR_RETURN(Array own, Concatenate({values}));
+  values_.push_back(std::move(own));
   ids_.insert(ids_.end(), ids.begin(), ids.end());
   held_bytes_ += HeldBytes(values);
   if (held_bytes_ > budget_) return SpillRun();
