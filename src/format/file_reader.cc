@@ -152,6 +152,19 @@ class FileReaderImpl final : public FileReader {
   size_t num_columns() const override { return columns_.size(); }
   const Schema& file_schema() const override { return schema_; }
 
+  Result<BufferPtr> ReadGlobalBuffer(uint32_t index) const override {
+    if (index >= global_buffers_.size()) {
+      return Status::Corruption(path_ + ": no global buffer " + std::to_string(index) + " (the file has " +
+                                std::to_string(global_buffers_.size()) + ")");
+    }
+    const io::ByteRange& r = global_buffers_[index];
+    ASSIGN_OR_RETURN(BufferPtr bytes, file_->ReadAt(r.offset, r.length));
+    if (!bytes || bytes->size() != r.length) {
+      return Status::IOError(path_ + ": short read of global buffer " + std::to_string(index));
+    }
+    return bytes;
+  }
+
   Result<Array> ReadRange(const Field& field, std::span<const int> leaf_columns, uint64_t begin,
                           uint64_t end) const override {
     RETURN_IF_ERROR(internal::CheckRowRange(path_, begin, end, num_rows_));
@@ -305,6 +318,7 @@ class FileReaderImpl final : public FileReader {
   FileVersion version_;
   uint64_t num_rows_ = 0;
   Schema schema_;
+  std::vector<io::ByteRange> global_buffers_;  // checked to lie before the footer
   std::vector<ColumnEntry> columns_;
 };
 
@@ -462,6 +476,7 @@ Result<std::unique_ptr<FileReader>> FileReaderImpl::Open(std::shared_ptr<io::Ran
   }
 
   reader->file_ = file;
+  reader->global_buffers_ = std::move(global_ranges);
   reader->columns_.resize(num_columns);
   for (uint32_t c = 0; c < num_columns; ++c) {
     const std::string where = path + ": column " + std::to_string(c);

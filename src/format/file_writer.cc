@@ -203,6 +203,13 @@ class FileWriterImpl : public FileWriter {
     return WriteAligned(bytes);
   }
 
+  Result<uint32_t> WriteGlobalBuffer(std::span<const uint8_t> bytes) override {
+    if (finished_) return Status::InvalidArgument("FileWriter: write after Finish");
+    ASSIGN_OR_RETURN(uint64_t at, WriteAligned(bytes));
+    extra_globals_.emplace_back(at, bytes.size());
+    return static_cast<uint32_t>(extra_globals_.size());
+  }
+
   Result<FileStats> Finish() override {
     if (finished_) return Status::InvalidArgument("FileWriter: Finish called twice");
     finished_ = true;
@@ -244,13 +251,17 @@ class FileWriterImpl : public FileWriter {
     table.clear();
     AppendLE(&table, gb0_pos);
     AppendLE(&table, static_cast<uint64_t>(fd_bytes.size()));
+    for (auto [p, n] : extra_globals_) {
+      AppendLE(&table, p);
+      AppendLE(&table, n);
+    }
     RETURN_IF_ERROR(Emit(table));
 
     std::string footer;
     AppendLE(&footer, column_meta_start);
     AppendLE(&footer, cmo_pos);
     AppendLE(&footer, gbo_pos);
-    AppendLE(&footer, static_cast<uint32_t>(1));
+    AppendLE(&footer, static_cast<uint32_t>(1 + extra_globals_.size()));
     AppendLE(&footer, static_cast<uint32_t>(columns_.size()));
     AppendLE(&footer, kMajorVersion);
     AppendLE(&footer, options_.minor_version);
@@ -322,6 +333,7 @@ class FileWriterImpl : public FileWriter {
   uint64_t pos_ = 0;
   uint64_t num_rows_ = 0;
   bool finished_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> extra_globals_;  // global buffers 1.. (offset, size)
 };
 
 Status ColumnWriter::Append(const internal::Shredded& s, uint64_t max_page_bytes) {

@@ -81,6 +81,9 @@ class V20FileReader final : public FileReader {
   uint64_t num_rows() const override { return num_rows_; }
   size_t num_columns() const override { return columns_.size(); }
   const Schema& file_schema() const override { return schema_; }
+  Result<BufferPtr> ReadGlobalBuffer(uint32_t) const override {
+    return Status::NotSupported(path_ + ": global buffers of Lance 2.0 files are not read");
+  }
 
   Result<Array> ReadRange(const Field& field, std::span<const int> leaf_columns, uint64_t begin,
                           uint64_t end) const override {

@@ -56,7 +56,8 @@ class ScalarIndexReader {
  public:
   virtual ~ScalarIndexReader() = default;
   virtual ScalarIndexType type() const = 0;
-  /// Whether Search answers `query`; the scan evaluates the others itself.
+  /// Whether Search answers `query`; the scan evaluates the others itself. The exact
+  /// types refuse literals of another type than the column's and NaN literals.
   virtual bool Supports(const ScalarQuery& query) const = 0;
   /// The rows that match (or may match). Corruption naming the index file when it is
   /// broken; never a wrong answer for a well-formed file.

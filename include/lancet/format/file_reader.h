@@ -50,6 +50,10 @@ class FileReader {
   /// The schema stored in the file (global buffer 0), converted to Lancet types.
   virtual const Schema& file_schema() const = 0;
 
+  /// The bytes of global buffer `index` (0 is the FileDescriptor). Corruption naming the
+  /// path for an index the file does not have.
+  virtual Result<BufferPtr> ReadGlobalBuffer(uint32_t index) const = 0;
+
   /// Decodes rows [begin, end) of `field` from its leaf columns.
   virtual Result<Array> ReadRange(const Field& field, std::span<const int> leaf_columns, uint64_t begin,
                                   uint64_t end) const = 0;

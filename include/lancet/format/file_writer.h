@@ -99,6 +99,11 @@ class FileWriter {
   /// the file and returns its absolute offset.
   virtual Result<uint64_t> WriteRawBuffer(std::span<const uint8_t> bytes) = 0;
 
+  /// Appends `bytes` now (the reference writes an index's extra blobs this way, before
+  /// any page) and lists them in the global buffer table after the FileDescriptor, which
+  /// stays global buffer 0. Returns the buffer's index: 1 for the first, then 2, ...
+  virtual Result<uint32_t> WriteGlobalBuffer(std::span<const uint8_t> bytes) = 0;
+
   /// Flushes the remaining pages and writes the metadata and footer, then closes the sink.
   virtual Result<FileStats> Finish() = 0;
 };
