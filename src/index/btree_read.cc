@@ -167,16 +167,29 @@ class BTreeReader final : public ScalarIndexReader {
       while (end < pages.size() && pages[end] && end - p < kPagesPerRead) ++end;
       const uint64_t begin_row = p * batch_size_, end_row = std::min<uint64_t>(rows, end * batch_size_);
       ASSIGN_OR_RETURN(Array values, ReadIndexColumn(*data_, 0, begin_row, end_row));
-      ASSIGN_OR_RETURN(Array ids, ReadIndexColumn(*data_, 1, begin_row, end_row));
-      if (values.length != ids.length || values.length != static_cast<int64_t>(end_row - begin_row) ||
-          ids.null_count != 0) {
+      if (values.length != static_cast<int64_t>(end_row - begin_row)) {
         return Status::Corruption(data_->path() + ": page_data rows [" + std::to_string(begin_row) + ", " +
                                   std::to_string(end_row) + ") read back wrong");
       }
-      const uint64_t* id = ids.values<uint64_t>();
+      std::vector<uint64_t> hits;
       for (int64_t i = 0; i < values.length; ++i) {
-        if (test(values, i)) out.rows.add(id[i]);
+        if (test(values, i)) hits.push_back(begin_row + static_cast<uint64_t>(i));
       }
+      if (hits.empty()) {
+        p = end;
+        continue;
+      }
+      // A lookup matches a few rows of the page: their ids alone are fetched, not the
+      // page's (a point lookup reads half the bytes).
+      const bool few = hits.size() * 8 < end_row - begin_row;
+      ASSIGN_OR_RETURN(Array ids, few ? TakeIndexColumn(*data_, 1, hits) : ReadIndexColumn(*data_, 1, begin_row, end_row));
+      const int64_t want = few ? static_cast<int64_t>(hits.size()) : static_cast<int64_t>(end_row - begin_row);
+      if (ids.length != want || ids.null_count != 0) {
+        return Status::Corruption(data_->path() + ": page_data ids of rows [" + std::to_string(begin_row) + ", " +
+                                  std::to_string(end_row) + ") read back wrong");
+      }
+      const uint64_t* id = ids.values<uint64_t>();
+      for (size_t k = 0; k < hits.size(); ++k) out.rows.add(id[few ? k : hits[k] - begin_row]);
       p = end;
     }
     return out;

@@ -33,6 +33,11 @@ Result<Array> ReadIndexColumn(const format::FileReader& file, int index, uint64_
   return file.ReadRange(file.file_schema().fields[index], std::span<const int>(&column, 1), begin, end);
 }
 
+Result<Array> TakeIndexColumn(const format::FileReader& file, int index, std::span<const uint64_t> rows) {
+  const int column = index;
+  return file.Take(file.file_schema().fields[index], std::span<const int>(&column, 1), rows);
+}
+
 std::string IndexFileMetadata(const format::FileReader& file, const std::string& key) {
   auto it = file.file_schema().metadata.find(key);
   return it == file.file_schema().metadata.end() ? std::string() : it->second;

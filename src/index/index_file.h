@@ -22,6 +22,8 @@ Status CheckIndexColumn(const format::FileReader& file, int index, const std::st
 
 /// Rows [begin, end) of top-level leaf field `index`.
 Result<Array> ReadIndexColumn(const format::FileReader& file, int index, uint64_t begin, uint64_t end);
+/// Rows `rows` (ascending, absolute) of column `index`, reading only what they need.
+Result<Array> TakeIndexColumn(const format::FileReader& file, int index, std::span<const uint64_t> rows);
 
 /// The schema metadata value under `key`, or empty.
 std::string IndexFileMetadata(const format::FileReader& file, const std::string& key);

@@ -104,8 +104,8 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
       return;
     }
     if (IsNaNAt(values, j)) ++cur_.nans;
-    // NaN sorts last, so it becomes the max (and the min only of an all-NaN zone), as
-    // Arrow's min/max kernels the reference uses treat it.
+    // By IEEE totalOrder, as the scans of both sides compare floats: a NaN becomes the max,
+    // one with its sign bit set the min, so the zone's range holds every value it has.
     if (cur_.min_i < 0 || CompareValues(values, j, *cur_.min_src, cur_.min_i) < 0) {
       cur_.min_src = &values;
       cur_.min_i = j;
