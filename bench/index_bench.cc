@@ -78,7 +78,9 @@ double Build(const std::string& path, const std::string& column, ScalarIndexType
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void Drop(const std::string& path, const std::string& name) { Check(lancet::index::DropIndex(*Open(path), name), name); }
+void Drop(const std::string& path, const std::string& name) {
+  Check(lancet::index::DropIndex(*Open(path), name), name);
+}
 
 // bucket = a hash of id mod 100: about 1 % of the rows per value, spread over every page.
 void AddBucket(const std::string& path) {
@@ -95,11 +97,13 @@ void AddBucket(const std::string& path) {
     if (!b) break;
     std::vector<int32_t> v(static_cast<size_t>(b->num_rows));
     const int64_t* ids = b->columns[0].values<int64_t>();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>((static_cast<uint64_t>(ids[i]) * 2654435761ULL >> 7) % 100);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<int32_t>((static_cast<uint64_t>(ids[i]) * 2654435761ULL >> 7) % 100);
     lancet::RecordBatch out;
     out.schema = schema;
     out.num_rows = b->num_rows;
-    out.columns.push_back(Check(lancet::ArrayFromVector<int32_t>(lancet::MakeType(lancet::TypeId::kInt32), v), "bucket"));
+    out.columns.push_back(
+        Check(lancet::ArrayFromVector<int32_t>(lancet::MakeType(lancet::TypeId::kInt32), v), "bucket"));
     batches.push_back(std::move(out));
   }
   Check(table::AddColumns(*ds, schema, std::move(batches)), "add bucket");
@@ -152,9 +156,8 @@ int main(int argc, char** argv) {
   const Measured base_bucket_ids = Run(*ds, "bucket = 7", ids, reps),
                  base_bucket_narrow = Run(*ds, "bucket = 7", narrow, reps);
   const Measured base_lookup = Run(*ds, lookup, all, reps), base_bucket = Run(*ds, "bucket = 7", all, reps),
-                 base_cat = Run(*ds, "category = 3", all, std::max(1, reps / 2)),
-                 base_r1 = Run(*ds, r1, narrow, reps), base_r10 = Run(*ds, r10, narrow, reps),
-                 base_bloom = Run(*ds, bloom_q, narrow, reps);
+                 base_cat = Run(*ds, "category = 3", all, std::max(1, reps / 2)), base_r1 = Run(*ds, r1, narrow, reps),
+                 base_r10 = Run(*ds, r10, narrow, reps), base_bloom = Run(*ds, bloom_q, narrow, reps);
 
   std::fprintf(stderr, "zonemap on id...\n");
   const double zm_build = Build(path, "id", ScalarIndexType::kZoneMap, "id_zm");
@@ -174,13 +177,16 @@ int main(int argc, char** argv) {
   const Measured bt = Run(*ds, lookup, all, reps), bm = Run(*ds, "bucket = 7", all, reps),
                  bm_cat = Run(*ds, "category = 3", all, std::max(1, reps / 2));
 
-  for (const auto& [a, b, q] : {std::tuple{&base_lookup, &bt, lookup}, {&base_bucket, &bm, std::string("bucket = 7")},
+  for (const auto& [a, b, q] : {std::tuple{&base_lookup, &bt, lookup},
+                                {&base_bucket, &bm, std::string("bucket = 7")},
                                 {&base_bucket_ids, &bm_ids, std::string("bucket = 7 (row ids)")},
                                 {&base_bucket_narrow, &bm_narrow, std::string("bucket = 7 (id, value)")},
-                                {&base_cat, &bm_cat, std::string("category = 3")}, {&base_r1, &zm_r1, r1},
-                                {&base_r10, &zm_r10, r10}, {&base_bloom, &bf, bloom_q}}) {
-    if (a->rows != b->rows) Die(q + ": " + std::to_string(b->rows) + " rows with the index, " +
-                                std::to_string(a->rows) + " without");
+                                {&base_cat, &bm_cat, std::string("category = 3")},
+                                {&base_r1, &zm_r1, r1},
+                                {&base_r10, &zm_r10, r10},
+                                {&base_bloom, &bf, bloom_q}}) {
+    if (a->rows != b->rows)
+      Die(q + ": " + std::to_string(b->rows) + " rows with the index, " + std::to_string(a->rows) + " without");
   }
 
   // Lancet through the reference's own BTree.
@@ -221,38 +227,52 @@ int main(int argc, char** argv) {
   row("zonemap id range 1 %", base_r1, zm_r1);
   row("zonemap id range 10 %", base_r10, zm_r10);
   row(("bloomfilter " + bloom_q).c_str(), base_bloom, bf);
-  std::printf("btree lookup: %.1fx fewer bytes than the filtered full scan; reference's indexed lookup %.2f ms "
-              "-> %.2fx faster\n",
-              ratio(double(base_lookup.bytes), double(bt.bytes)), ref_lookup, ratio(ref_lookup, bt.ms));
+  std::printf(
+      "btree lookup: %.1fx fewer bytes than the filtered full scan; reference's indexed lookup %.2f ms "
+      "-> %.2fx faster\n",
+      ratio(double(base_lookup.bytes), double(bt.bytes)), ref_lookup, ratio(ref_lookup, bt.ms));
   if (!ref_dataset.empty()) {
     std::printf("lancet through the reference's btree: %.2f ms, %llu bytes (%.1fx fewer than the filtered scan)\n",
                 on_ref.ms, static_cast<unsigned long long>(on_ref.bytes),
                 ratio(double(base_lookup.bytes), double(on_ref.bytes)));
   }
-  std::printf("zonemap: 1 %% and 10 %% id ranges read %.2f %% and %.2f %% of a full scan of (id, value), "
-              "%llu bytes\n",
-              100.0 * double(zm_r1.bytes) / double(full_narrow.bytes),
-              100.0 * double(zm_r10.bytes) / double(full_narrow.bytes),
-              static_cast<unsigned long long>(full_narrow.bytes));
+  std::printf(
+      "zonemap: 1 %% and 10 %% id ranges read %.2f %% and %.2f %% of a full scan of (id, value), "
+      "%llu bytes\n",
+      100.0 * double(zm_r1.bytes) / double(full_narrow.bytes), 100.0 * double(zm_r10.bytes) / double(full_narrow.bytes),
+      static_cast<unsigned long long>(full_narrow.bytes));
   std::printf("bloomfilter: %.2f %% of zones skipped for a present value, %.2f %% for an absent one\n",
               100.0 * (1 - zones_kept(bf)), 100.0 * (1 - zones_kept(bf_absent)));
   std::printf("builds: btree %.0f ms (reference %.0f ms), bitmap %.0f ms, zonemap %.0f ms, bloomfilter %.0f ms\n",
               bt_build, ref_build, bm_build, zm_build, bf_build);
   nlohmann::json out = {
       {"rows", total_rows},
-      {"btree_lookup", {{"ms", bt.ms}, {"bytes", bt.bytes}, {"scan_ms", base_lookup.ms}, {"scan_bytes", base_lookup.bytes},
-                        {"reference_ms", ref_lookup}, {"speedup_vs_reference", ratio(ref_lookup, bt.ms)},
-                        {"bytes_ratio", ratio(double(base_lookup.bytes), double(bt.bytes))}}},
+      {"btree_lookup",
+       {{"ms", bt.ms},
+        {"bytes", bt.bytes},
+        {"scan_ms", base_lookup.ms},
+        {"scan_bytes", base_lookup.bytes},
+        {"reference_ms", ref_lookup},
+        {"speedup_vs_reference", ratio(ref_lookup, bt.ms)},
+        {"bytes_ratio", ratio(double(base_lookup.bytes), double(bt.bytes))}}},
       {"btree_reference_built", {{"ms", on_ref.ms}, {"bytes", on_ref.bytes}}},
-      {"bitmap_1pct", {{"ms", bm.ms}, {"scan_ms", base_bucket.ms}, {"speedup", ratio(base_bucket.ms, bm.ms)},
-                       {"row_ids_speedup", ratio(base_bucket_ids.ms, bm_ids.ms)},
-                       {"id_value_speedup", ratio(base_bucket_narrow.ms, bm_narrow.ms)}}},
+      {"bitmap_1pct",
+       {{"ms", bm.ms},
+        {"scan_ms", base_bucket.ms},
+        {"speedup", ratio(base_bucket.ms, bm.ms)},
+        {"row_ids_speedup", ratio(base_bucket_ids.ms, bm_ids.ms)},
+        {"id_value_speedup", ratio(base_bucket_narrow.ms, bm_narrow.ms)}}},
       {"bitmap_category", {{"ms", bm_cat.ms}, {"scan_ms", base_cat.ms}, {"speedup", ratio(base_cat.ms, bm_cat.ms)}}},
-      {"zonemap", {{"bytes_1pct_of_full", double(zm_r1.bytes) / double(full_narrow.bytes)},
-                   {"bytes_10pct_of_full", double(zm_r10.bytes) / double(full_narrow.bytes)}}},
+      {"zonemap",
+       {{"bytes_1pct_of_full", double(zm_r1.bytes) / double(full_narrow.bytes)},
+        {"bytes_10pct_of_full", double(zm_r10.bytes) / double(full_narrow.bytes)}}},
       {"bloomfilter", {{"zones_skipped", 1 - zones_kept(bf)}, {"zones_skipped_absent", 1 - zones_kept(bf_absent)}}},
-      {"build_ms", {{"btree", bt_build}, {"btree_reference", ref_build}, {"bitmap", bm_build}, {"zonemap", zm_build},
-                    {"bloomfilter", bf_build}}}};
+      {"build_ms",
+       {{"btree", bt_build},
+        {"btree_reference", ref_build},
+        {"bitmap", bm_build},
+        {"zonemap", zm_build},
+        {"bloomfilter", bf_build}}}};
   std::cout << out.dump() << "\n";
   return 0;
 }

@@ -16,9 +16,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "bench_check.h"
 #include "lancet/index/scalar_index.h"
@@ -101,12 +101,13 @@ double RssAnonMib() {
 
 class PeakSampler {
  public:
-  PeakSampler() : thread_([this] {
-      while (!stop_) {
-        peak_ = std::max(peak_.load(), RssAnonMib());
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }) {}
+  PeakSampler()
+      : thread_([this] {
+          while (!stop_) {
+            peak_ = std::max(peak_.load(), RssAnonMib());
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+        }) {}
   ~PeakSampler() { Stop(); }
   double Stop() {
     stop_ = true;
@@ -138,11 +139,16 @@ int main(int argc, char** argv) {
       return 64;
     }
     const std::string v = argv[++i];
-    if (k == "--rows") rows = ParseCount(v);
-    else if (k == "--type") type_name = v;
-    else if (k == "--budget-mib") budget_mib = std::stoull(v);
-    else if (k == "--limit-mib") limit_mib = std::stoull(v);
-    else if (k == "--dir") dir = v;
+    if (k == "--rows")
+      rows = ParseCount(v);
+    else if (k == "--type")
+      type_name = v;
+    else if (k == "--budget-mib")
+      budget_mib = std::stoull(v);
+    else if (k == "--limit-mib")
+      limit_mib = std::stoull(v);
+    else if (k == "--dir")
+      dir = v;
   }
   const auto type = Check(index::ParseScalarIndexType(type_name), "--type");
   if (dir.empty()) dir = (fs::temp_directory_path() / ("lancet_index_stress_" + std::to_string(getpid()))).string();
@@ -180,8 +186,8 @@ int main(int argc, char** argv) {
   const uint64_t probe_row = rows / 2;
   table::ScanOptions q;
   q.columns = {"_rowid"};
-  q.filter = column == "v" ? "v = " + std::to_string(ValueOf(probe_row))
-                           : "c = " + std::to_string(Mix(probe_row + 1) % 1000);
+  q.filter =
+      column == "v" ? "v = " + std::to_string(ValueOf(probe_row)) : "c = " + std::to_string(Mix(probe_row + 1) % 1000);
   scan::ScanExplain explain;
   auto reader = Check(scan::NewScan(*ds, q, &explain), "lookup");
   bool found = false;
@@ -189,17 +195,26 @@ int main(int argc, char** argv) {
   for (;;) {
     auto b = Check(reader->Next(), "lookup");
     if (!b) break;
-    for (int64_t i = 0; i < b->num_rows; ++i) found = found || b->columns[0].values<uint64_t>()[i] == AddressOf(probe_row);
+    for (int64_t i = 0; i < b->num_rows; ++i)
+      found = found || b->columns[0].values<uint64_t>()[i] == AddressOf(probe_row);
     hits += static_cast<uint64_t>(b->num_rows);
   }
   const bool ok = found && !explain.uses.empty() && rss_build < double(limit_mib);
-  nlohmann::json out = {{"rows", rows}, {"type", type_name}, {"budget_mib", budget_mib},
-                        {"write_s", write_s}, {"build_s", build_s}, {"rss_anon_before_build_mib", rss_before},
-                        {"peak_rss_anon_build_mib", rss_build}, {"limit_mib", limit_mib}, {"lookup_hits", hits},
-                        {"lookup_found", found}, {"index_used", !explain.uses.empty()}};
+  nlohmann::json out = {{"rows", rows},
+                        {"type", type_name},
+                        {"budget_mib", budget_mib},
+                        {"write_s", write_s},
+                        {"build_s", build_s},
+                        {"rss_anon_before_build_mib", rss_before},
+                        {"peak_rss_anon_build_mib", rss_build},
+                        {"limit_mib", limit_mib},
+                        {"lookup_hits", hits},
+                        {"lookup_found", found},
+                        {"index_used", !explain.uses.empty()}};
   std::cout << out.dump() << "\n";
   if (!keep) fs::remove_all(dir);
-  if (!ok) std::cerr << "index_build_stress: " << (found ? "" : "the probe row was not found; ")
-                     << "peak RssAnon " << rss_build << " MiB (limit " << limit_mib << ")\n";
+  if (!ok)
+    std::cerr << "index_build_stress: " << (found ? "" : "the probe row was not found; ") << "peak RssAnon "
+              << rss_build << " MiB (limit " << limit_mib << ")\n";
   return ok ? 0 : 1;
 }

@@ -13,7 +13,9 @@ bool IsBareColumn(const BoundNode& n) { return n.op == Op::kColumn && n.path.siz
 // One literal as a length-1 array of `type`; nullopt when it does not fit or is null.
 std::optional<Array> LiteralValue(const Literal& l, const DataType& type) {
   if (l.kind == Literal::Kind::kNull) return std::nullopt;
-  auto fits = [&](__int128 lo, __int128 hi) { return l.kind == Literal::Kind::kInt && l.int_value >= lo && l.int_value <= hi; };
+  auto fits = [&](__int128 lo, __int128 hi) {
+    return l.kind == Literal::Kind::kInt && l.int_value >= lo && l.int_value <= hi;
+  };
   Result<Array> r = Status::InvalidArgument("unsupported");
   switch (type.id) {
     case TypeId::kInt8:

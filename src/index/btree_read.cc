@@ -60,7 +60,8 @@ class BTreeReader final : public ScalarIndexReader {
           order.push_back(i);
         }
         const Array& lits = q.values;
-        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return CompareValues(lits, a, lits, b) < 0; });
+        std::sort(order.begin(), order.end(),
+                  [&](int64_t a, int64_t b) { return CompareValues(lits, a, lits, b) < 0; });
         test = [&lits, order](const Array& v, int64_t i) {
           if (!v.IsValid(i)) return false;
           auto it = std::lower_bound(order.begin(), order.end(), i,
@@ -114,8 +115,8 @@ class BTreeReader final : public ScalarIndexReader {
     size_t a = 0, b = num_pages();
     while (a < b) {
       const size_t m = (a + b) / 2;
-      const bool below = maxs_.IsNull(static_cast<int64_t>(m)) ||
-                         (lo && CompareValues(maxs_, static_cast<int64_t>(m), *lo, li) < 0);
+      const bool below =
+          maxs_.IsNull(static_cast<int64_t>(m)) || (lo && CompareValues(maxs_, static_cast<int64_t>(m), *lo, li) < 0);
       if (below) {
         a = m + 1;
       } else {
@@ -182,7 +183,8 @@ class BTreeReader final : public ScalarIndexReader {
       // A lookup matches a few rows of the page: their ids alone are fetched, not the
       // page's (a point lookup reads half the bytes).
       const bool few = hits.size() * 8 < end_row - begin_row;
-      ASSIGN_OR_RETURN(Array ids, few ? TakeIndexColumn(*data_, 1, hits) : ReadIndexColumn(*data_, 1, begin_row, end_row));
+      ASSIGN_OR_RETURN(Array ids,
+                       few ? TakeIndexColumn(*data_, 1, hits) : ReadIndexColumn(*data_, 1, begin_row, end_row));
       const int64_t want = few ? static_cast<int64_t>(hits.size()) : static_cast<int64_t>(end_row - begin_row);
       if (ids.length != want || ids.null_count != 0) {
         return Status::Corruption(data_->path() + ": page_data ids of rows [" + std::to_string(begin_row) + ", " +
@@ -240,8 +242,8 @@ Result<std::unique_ptr<ScalarIndexReader>> BTreeReader::Open(std::shared_ptr<io:
   ASSIGN_OR_RETURN(Array counts, ReadIndexColumn(*lookup, 2, 0, n));
   ASSIGN_OR_RETURN(Array idx, ReadIndexColumn(*lookup, 3, 0, n));
   const int64_t len = static_cast<int64_t>(n);
-  if (mins.length != len || maxs.length != len || counts.length != len || idx.length != len ||
-      counts.null_count != 0 || idx.null_count != 0) {
+  if (mins.length != len || maxs.length != len || counts.length != len || idx.length != len || counts.null_count != 0 ||
+      idx.null_count != 0) {
     return Status::Corruption(lookup->path() + ": page lookup columns read back wrong");
   }
   // The rows may list pages in any order; they are kept in page order.

@@ -43,8 +43,7 @@ Status CheckColumnType(const Field& field, ScalarIndexType type, const std::stri
   if (type == ScalarIndexType::kLabelList) {
     const bool list = field.type.id == TypeId::kList || field.type.id == TypeId::kLargeList;
     if (list && !field.type.children.empty() && IsOrderable(field.type.children[0].type)) return Status::OK();
-    return Status::InvalidArgument(where + ": a LabelList index needs a list of scalars, not " +
-                                   field.type.ToString());
+    return Status::InvalidArgument(where + ": a LabelList index needs a list of scalars, not " + field.type.ToString());
   }
   if (IsOrderable(field.type)) return Status::OK();
   return Status::InvalidArgument(where + ": a " + std::string(ScalarIndexTypeName(type)) +
@@ -91,8 +90,8 @@ Result<table::IndexMetadata> BuildSegment(const table::Dataset& dataset, const F
       ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
       if (!batch) break;
       const Array& rows = batch->columns[1];
-      RETURN_IF_ERROR(builder->Add(batch->columns[0],
-                                   std::span<const uint64_t>(rows.values<uint64_t>(), static_cast<size_t>(rows.length))));
+      RETURN_IF_ERROR(builder->Add(
+          batch->columns[0], std::span<const uint64_t>(rows.values<uint64_t>(), static_cast<size_t>(rows.length))));
       done += static_cast<uint64_t>(batch->num_rows);
       if (options.progress) options.progress(done, total);
     }

@@ -22,8 +22,8 @@ Status CheckIndexColumn(const format::FileReader& file, int index, const std::st
   }
   const Field& f = schema.fields[index];
   if (f.name != name || f.type != type) {
-    return Status::Corruption(file.path() + ": index file column " + std::to_string(index) + " is '" + f.name +
-                              "' " + f.type.ToString() + ", expected '" + name + "' " + type.ToString());
+    return Status::Corruption(file.path() + ": index file column " + std::to_string(index) + " is '" + f.name + "' " +
+                              f.type.ToString() + ", expected '" + name + "' " + type.ToString());
   }
   return Status::OK();
 }

@@ -10,10 +10,10 @@ namespace {
 
 struct TypeInfo {
   ScalarIndexType type;
-  const char* cli;           // lancet index create --type
-  const char* display;       // as plans print it
+  const char* cli;      // lancet index create --type
+  const char* display;  // as plans print it
   const char* type_url;
-  int32_t version;           // what the reference writes and reads at most
+  int32_t version;  // what the reference writes and reads at most
 };
 
 constexpr TypeInfo kTypes[] = {

@@ -24,11 +24,15 @@ class ReaderCache {
     static ReaderCache cache;
     return cache;
   }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    readers_.clear();
+  }
   Result<std::shared_ptr<index::ScalarIndexReader>> Open(index::ScalarIndexType type,
-                                                        const std::shared_ptr<io::ObjectStore>& store,
-                                                        const std::string& dir, const DataType& value_type) {
-    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(store.get())) + "|" + dir + "|" +
-                            value_type.ToString();
+                                                         const std::shared_ptr<io::ObjectStore>& store,
+                                                         const std::string& dir, const DataType& value_type) {
+    const std::string key =
+        std::to_string(reinterpret_cast<uintptr_t>(store.get())) + "|" + dir + "|" + value_type.ToString();
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = readers_.find(key);
@@ -127,9 +131,8 @@ class Planner {
     }
     // Exact indexes first: they need no recheck.
     for (auto& [col, list] : by_column_) {
-      std::stable_sort(list.begin(), list.end(), [](const IndexOnColumn& a, const IndexOnColumn& b) {
-        return Exact(a.type) && !Exact(b.type);
-      });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const IndexOnColumn& a, const IndexOnColumn& b) { return Exact(a.type) && !Exact(b.type); });
     }
     return Status::OK();
   }
@@ -240,11 +243,26 @@ class Planner {
     std::vector<std::shared_ptr<index::ScalarIndexReader>> out;
     for (const table::IndexMetadata& m : c.segments) {
       ASSIGN_OR_RETURN(std::string dir, dataset_.IndexDirectory(m));
+      RETURN_IF_ERROR(CheckFileSizes(m, dir));
       ASSIGN_OR_RETURN(auto r, ReaderCache::Get().Open(c.type, dataset_.store(), dir, c.value_type));
       out.push_back(std::move(r));
     }
     readers_[c.name] = out;
     return out;
+  }
+
+  // A segment's files must have the sizes its metadata recorded (the reference reads
+  // them by those sizes): a truncated or replaced file is named, not misread.
+  Status CheckFileSizes(const table::IndexMetadata& m, const std::string& dir) const {
+    for (const table::IndexFileInfo& f : m.files) {
+      const std::string path = dir + "/" + f.path;
+      ASSIGN_OR_RETURN(uint64_t size, dataset_.store()->Size(path));
+      if (size != f.size_bytes) {
+        return Status::Corruption(path + ": index file has " + std::to_string(size) + " bytes, its index '" + m.name +
+                                  "' recorded " + std::to_string(f.size_bytes));
+      }
+    }
+    return Status::OK();
   }
 
   // Row ids (stable row ids) → addresses; ids of rows no longer live are dropped.
@@ -290,8 +308,8 @@ class Planner {
     }
     out.rows &= Universe();
     if (explain_) {
-      explain_->uses.push_back({p.text, c->name, index::ScalarIndexTypeName(c->type), out.rows.cardinality(),
-                                out.exact});
+      explain_->uses.push_back(
+          {p.text, c->name, index::ScalarIndexTypeName(c->type), out.rows.cardinality(), out.exact});
     }
     return std::optional<RowSet>(std::move(out));
   }
@@ -372,6 +390,8 @@ Result<std::unique_ptr<RecordBatchReader>> NewScan(const table::Dataset& dataset
   RETURN_IF_ERROR(Plan(dataset, &options, explain));
   return dataset.NewScan(options);
 }
+
+void ClearIndexCache() { ReaderCache::Get().Clear(); }
 
 Result<ScanExplain> Explain(const table::Dataset& dataset, const table::ScanOptions& options) {
   ScanExplain explain;

@@ -14,8 +14,8 @@ namespace {
 
 // A column update since the read changed values in place: an index built from the read
 // version would miss them.
-Status CheckValuesUnchanged(const CommitBase& base, const std::vector<IndexMetadata>& added,
-                            const std::string& root, uint64_t read_version) {
+Status CheckValuesUnchanged(const CommitBase& base, const std::vector<IndexMetadata>& added, const std::string& root,
+                            uint64_t read_version) {
   std::set<uint32_t> indexed;
   for (const IndexMetadata& m : added) indexed.insert(m.fields.begin(), m.fields.end());
   for (const auto& [version, txn] : base.since_read) {
@@ -23,8 +23,8 @@ Status CheckValuesUnchanged(const CommitBase& base, const std::vector<IndexMetad
     for (uint32_t f : txn->update().fields_modified()) {
       if (indexed.count(f)) {
         return Status::CommitConflict(root + ": version " + std::to_string(version) +
-                                      " rewrote an indexed column after version " +
-                                      std::to_string(read_version) + " was read");
+                                      " rewrote an indexed column after version " + std::to_string(read_version) +
+                                      " was read");
       }
     }
   }
@@ -51,8 +51,8 @@ Result<uint64_t> CommitIndexChange(const Dataset& dataset, std::vector<IndexMeta
       for (int32_t f : m.fields) {
         if (!field_ids.count(f)) {
           return Status::CommitConflict(root + ": the column of index '" + m.name +
-                                        "' was dropped or changed after version " +
-                                        std::to_string(dataset.version()) + " was read");
+                                        "' was dropped or changed after version " + std::to_string(dataset.version()) +
+                                        " was read");
         }
       }
     }

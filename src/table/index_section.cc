@@ -33,9 +33,9 @@ Result<IndexMetadata> IndexFromProto(const lance::table::IndexMetadata& pb, cons
   out.dataset_version = pb.dataset_version();
   if (!pb.fragment_bitmap().empty()) {
     const std::string& bytes = pb.fragment_bitmap();
-    auto bitmap = ParsePortableRoaring(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
-        path + ": fragment bitmap of index '" + pb.name() + "'");
+    auto bitmap =
+        ParsePortableRoaring(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                             path + ": fragment bitmap of index '" + pb.name() + "'");
     if (!bitmap.ok()) return bitmap.status();
     for (uint32_t id : *bitmap) out.fragment_ids.push_back(id);
   }

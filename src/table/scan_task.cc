@@ -149,8 +149,8 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
         filter_cols.push_back(std::move(read_cols[r++]));
         continue;
       }
-      ASSIGN_OR_RETURN(Array meta, ComputeRowMeta(*ctx.source, task.frag_idx, frag_id, *ctx.filter_meta[i],
-                                                  task.offsets));
+      ASSIGN_OR_RETURN(Array meta,
+                       ComputeRowMeta(*ctx.source, task.frag_idx, frag_id, *ctx.filter_meta[i], task.offsets));
       filter_cols.push_back(std::move(meta));
     }
     RecordBatch probe;
@@ -198,8 +198,8 @@ Result<RecordBatch> RunScanTask(const ScanContext& ctx, const ScanTask& task) {
       out.columns.push_back(std::move(data[static_cast<size_t>(slot)]));
       continue;
     }
-    ASSIGN_OR_RETURN(Array meta,
-                     ComputeRowMeta(*ctx.source, task.frag_idx, frag_id, proj.meta[static_cast<size_t>(-1 - slot)], *rows));
+    ASSIGN_OR_RETURN(Array meta, ComputeRowMeta(*ctx.source, task.frag_idx, frag_id,
+                                                proj.meta[static_cast<size_t>(-1 - slot)], *rows));
     out.columns.push_back(std::move(meta));
   }
   return out;

@@ -348,8 +348,7 @@ Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, c
     return Status::InvalidArgument(dataset.uri() + ": a scan with a row selection needs its filter");
   }
   ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, options.batch_bytes,
-                      filtered ? 0 : options.offset,
-                      filtered ? std::nullopt : options.limit);
+                      filtered ? 0 : options.offset, filtered ? std::nullopt : options.limit);
   planner.set_selection(options.selection);
   return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
 }

@@ -39,7 +39,8 @@ struct IndexState {
     progress.Done();
     if (!made.ok()) {
       const Status& st = made.status();
-      if (st.IsInvalidArgument() || st.IsNotFound() || st.code() == StatusCode::kAlreadyExists) return ReportUsage(st.message());
+      if (st.IsInvalidArgument() || st.IsNotFound() || st.code() == StatusCode::kAlreadyExists)
+        return ReportUsage(st.message());
       return ReportError(st, dataset);
     }
     uint64_t bytes = 0;
@@ -69,7 +70,8 @@ struct IndexState {
     if (list->parsed()) return List(**ds);
     if (drop->parsed()) {
       auto v = index::DropIndex(**ds, name);
-      if (!v.ok()) return v.status().IsNotFound() ? ReportUsage(v.status().message()) : ReportError(v.status(), dataset);
+      if (!v.ok())
+        return v.status().IsNotFound() ? ReportUsage(v.status().message()) : ReportError(v.status(), dataset);
       std::printf("dropped index '%s': version %llu\n", name.c_str(), static_cast<unsigned long long>(*v));
       return kExitOk;
     }
@@ -95,11 +97,11 @@ Command AddIndexCommand(CLI::App& root) {
   state->create = app->add_subcommand("create", "Index COLUMN and commit the index as a new version");
   state->create->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->create->add_option("COLUMN", state->column, "Top-level column to index")->required();
-  state->create->add_option("--type,-t", state->type, "btree, bitmap, label_list, zonemap or bloomfilter")
-      ->required();
+  state->create->add_option("--type,-t", state->type, "btree, bitmap, label_list, zonemap or bloomfilter")->required();
   state->create->add_option("--name", state->name, "Index name (default: COLUMN_idx)");
-  state->create->add_option("--param", state->params,
-                            "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; repeatable")
+  state->create
+      ->add_option("--param", state->params,
+                   "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
   state->progress.AddOption(*state->create);

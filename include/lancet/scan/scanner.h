@@ -42,6 +42,10 @@ struct ScanExplain {
 Result<std::unique_ptr<RecordBatchReader>> NewScan(const table::Dataset& dataset, table::ScanOptions options,
                                                    ScanExplain* explain = nullptr);
 
+/// Opened index segments are kept (up to 64, process-wide) so later scans reuse them:
+/// committed segments never change. Drops them, e.g. to free their memory.
+void ClearIndexCache();
+
 /// The plan NewScan would follow, after running the index searches but reading no data.
 Result<ScanExplain> Explain(const table::Dataset& dataset, const table::ScanOptions& options);
 

@@ -20,13 +20,13 @@ struct IndexFileInfo {
 
 /// \brief One index segment (lance.table.IndexMetadata).
 struct IndexMetadata {
-  std::string uuid;             // hyphenated lowercase: the _indices/<uuid>/ directory
-  std::string name;             // unique per version; segments of one index share it
-  std::vector<int32_t> fields;  // field ids
-  uint64_t dataset_version = 0;  // the version it was built from
+  std::string uuid;                    // hyphenated lowercase: the _indices/<uuid>/ directory
+  std::string name;                    // unique per version; segments of one index share it
+  std::vector<int32_t> fields;         // field ids
+  uint64_t dataset_version = 0;        // the version it was built from
   std::vector<uint64_t> fragment_ids;  // fragment_bitmap: the fragments it covers
-  std::string type_url;         // index_details.type_url, e.g. "/lance.table.BTreeIndexDetails"
-  std::string details;          // index_details.value (serialized details message)
+  std::string type_url;                // index_details.type_url, e.g. "/lance.table.BTreeIndexDetails"
+  std::string details;                 // index_details.value (serialized details message)
   std::optional<int32_t> index_version;
   std::optional<uint64_t> created_at_ms;
   std::optional<uint32_t> base_id;
