@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <type_traits>
 
 #include "index/scalar_index.h"
 #include "lancet/expr/predicate.h"
@@ -15,6 +16,19 @@ namespace lancet::scan {
 namespace {
 
 using expr::Predicate;
+
+// Calls f(value) for each member in ascending order (Roaring64Map's own iterator is
+// ambiguous to C++20's rewritten comparisons).
+template <typename F>
+void ForEachRow(const Roaring64Map& rows, F&& f) {
+  using Fn = std::remove_reference_t<F>;
+  rows.iterate(
+      [](uint64_t v, void* p) {
+        (*static_cast<Fn*>(p))(v);
+        return true;
+      },
+      &f);
+}
 
 // Opened segments, by directory: a segment never changes once committed, so a later
 // scan (or version) that uses it again pays no second open.
@@ -282,10 +296,12 @@ class Planner {
       chunk.clear();
       return Status::OK();
     };
-    for (uint64_t id : ids) {
+    Status st;
+    ForEachRow(ids, [&](uint64_t id) {
       chunk.push_back(id);
-      if (chunk.size() == 4096) RETURN_IF_ERROR(flush());
-    }
+      if (chunk.size() == 4096 && st.ok()) st = flush();
+    });
+    RETURN_IF_ERROR(st);
     if (!chunk.empty()) RETURN_IF_ERROR(flush());
     return out;
   }
@@ -326,7 +342,7 @@ std::shared_ptr<table::RowSelection> ToSelection(const Roaring64Map& rows, bool 
                                                  const std::set<uint64_t>& coverage) {
   auto sel = std::make_shared<table::RowSelection>();
   for (uint64_t id : coverage) sel->fragments[id].exact = exact;
-  for (uint64_t addr : rows) {
+  ForEachRow(rows, [&](uint64_t addr) {
     table::FragmentSelection& f = sel->fragments[addr >> 32];
     const uint64_t o = addr & 0xffffffffULL;
     if (!f.ranges.empty() && f.ranges.back().second == o) {
@@ -334,7 +350,7 @@ std::shared_ptr<table::RowSelection> ToSelection(const Roaring64Map& rows, bool 
     } else {
       f.ranges.emplace_back(o, o + 1);
     }
-  }
+  });
   return sel;
 }
 
