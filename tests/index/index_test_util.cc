@@ -70,9 +70,10 @@ std::set<uint64_t> BruteForce(const Array& column, const std::vector<uint64_t>& 
 }
 
 std::set<uint64_t> ToSet(const Roaring64Map& rows) {
-  std::set<uint64_t> out;
-  for (uint64_t v : rows) out.insert(v);
-  return out;
+  // Through toUint64Array: the set's iterator's != is ambiguous to clang in C++20.
+  std::vector<uint64_t> all(rows.cardinality());
+  rows.toUint64Array(all.data());
+  return std::set<uint64_t>(all.begin(), all.end());
 }
 
 std::vector<ScalarQuery> QueriesOver(const Array& lits) {
