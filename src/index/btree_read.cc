@@ -28,15 +28,11 @@ class BTreeReader final : public ScalarIndexReader {
   ScalarIndexType type() const override { return ScalarIndexType::kBTree; }
 
   bool Supports(const ScalarQuery& q) const override {
-    auto literal_ok = [&](const Array& a) { return a.type == type_ && !HasNaN(a); };
     switch (q.kind) {
       case ScalarQuery::Kind::kEquals:
-        return q.values.length == 1 && literal_ok(q.values);
       case ScalarQuery::Kind::kIn:
-        return literal_ok(q.values);
       case ScalarQuery::Kind::kRange:
-        return (!q.lower || (q.lower->value.length == 1 && literal_ok(q.lower->value))) &&
-               (!q.upper || (q.upper->value.length == 1 && literal_ok(q.upper->value)));
+        return ComparisonLiteralsFit(q, type_);
       case ScalarQuery::Kind::kIsNull:
         return true;
       case ScalarQuery::Kind::kPrefix:

@@ -24,4 +24,19 @@ bool HasNaN(const Array& a) {
   return false;
 }
 
+bool ComparisonLiteralsFit(const ScalarQuery& q, const DataType& type) {
+  auto fits = [&](const Array& a) { return a.type == type && !HasNaN(a); };
+  auto one = [&](const Array& a) { return a.length == 1 && fits(a); };
+  switch (q.kind) {
+    case ScalarQuery::Kind::kEquals:
+      return one(q.values);
+    case ScalarQuery::Kind::kIn:
+      return fits(q.values);
+    case ScalarQuery::Kind::kRange:
+      return (!q.lower || one(q.lower->value)) && (!q.upper || one(q.upper->value));
+    default:
+      return false;
+  }
+}
+
 }  // namespace lancet::index
