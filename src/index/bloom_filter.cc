@@ -47,13 +47,7 @@ class BloomFilterBuilder : public ScalarIndexBuilder {
         cutter_(items) {}
 
   Status Add(const Array& values, std::span<const uint64_t> rows) override {
-    if (values.type != type_) {
-      return Status::InvalidArgument("bloom filter over " + type_.ToString() + " given " + values.type.ToString());
-    }
-    if (values.length != static_cast<int64_t>(rows.size())) {
-      return Status::InvalidArgument("bloom filter: " + std::to_string(values.length) + " values for " +
-                                     std::to_string(rows.size()) + " rows");
-    }
+    RETURN_IF_ERROR(CheckZoneInput(values, rows, type_, "bloom filter"));
     size_t i = 0;
     while (i < rows.size()) {
       ASSIGN_OR_RETURN(size_t take, cutter_.Extend(rows.subspan(i)));

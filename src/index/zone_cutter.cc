@@ -74,4 +74,16 @@ Result<uint64_t> ParseZoneRows(const std::map<std::string, std::string>& params,
   return v;
 }
 
+Status CheckZoneInput(const Array& values, std::span<const uint64_t> rows, const DataType& type,
+                      const std::string& what) {
+  if (values.type != type) {
+    return Status::InvalidArgument(what + " over " + type.ToString() + " given " + values.type.ToString());
+  }
+  if (values.length != static_cast<int64_t>(rows.size())) {
+    return Status::InvalidArgument(what + ": " + std::to_string(values.length) + " values for " +
+                                   std::to_string(rows.size()) + " rows");
+  }
+  return Status::OK();
+}
+
 }  // namespace lancet::index

@@ -11,6 +11,7 @@
 
 #include <roaring/roaring64map.hh>
 
+#include "lancet/array.h"
 #include "lancet/result.h"
 
 namespace lancet::index {
@@ -48,6 +49,11 @@ Roaring64Map ZoneRows(std::vector<ZoneBound> zones);
 
 /// The rows_per_zone-style count param `key` of `params`, or `fallback`; InvalidArgument
 /// unless it is an integer in [1, 2^32 - 1] (a zone's counts are u32).
+/// InvalidArgument, naming the index kind `what`, unless `values` are of `type` and one
+/// per row.
+Status CheckZoneInput(const Array& values, std::span<const uint64_t> rows, const DataType& type,
+                      const std::string& what);
+
 Result<uint64_t> ParseZoneRows(const std::map<std::string, std::string>& params, const std::string& key,
                                uint64_t fallback);
 

@@ -45,13 +45,7 @@ class ZoneMapBuilder : public ScalarIndexBuilder {
         cutter_(rows_per_zone) {}
 
   Status Add(const Array& values, std::span<const uint64_t> rows) override {
-    if (values.type != type_) {
-      return Status::InvalidArgument("zone map over " + type_.ToString() + " given " + values.type.ToString());
-    }
-    if (values.length != static_cast<int64_t>(rows.size())) {
-      return Status::InvalidArgument("zone map: " + std::to_string(values.length) + " values for " +
-                                     std::to_string(rows.size()) + " rows");
-    }
+    RETURN_IF_ERROR(CheckZoneInput(values, rows, type_, "zone map"));
     Status added = AddRows(values, rows);
     // Even after an error, no pointer into `values` may outlive this call.
     RETURN_IF_ERROR(Detach(values));
