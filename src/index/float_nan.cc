@@ -1,25 +1,13 @@
 #include "index/float_nan.h"
 
-#include <cmath>
+#include "index/float_values.h"
 
 namespace lancet::index {
 
 bool HasNaN(const Array& a) {
+  if (!IsFloatType(a.type)) return false;
   for (int64_t i = 0; i < a.length; ++i) {
-    if (!a.IsValid(i)) continue;
-    switch (a.type.id) {
-      case TypeId::kFloat32:
-        if (std::isnan(a.values<float>()[i])) return true;
-        break;
-      case TypeId::kFloat64:
-        if (std::isnan(a.values<double>()[i])) return true;
-        break;
-      case TypeId::kFloat16:
-        if ((a.values<uint16_t>()[i] & 0x7fff) > 0x7c00) return true;
-        break;
-      default:
-        return false;
-    }
+    if (a.IsValid(i) && IsNaNAt(a, i)) return true;
   }
   return false;
 }
