@@ -141,15 +141,16 @@ Status CheckVectorType(const DataType& type, DistanceType distance, const std::s
     if (distance == DistanceType::kHamming && item == TypeId::kUInt8) return Status::OK();
     if (distance != DistanceType::kHamming && floats) return Status::OK();
     if (distance == DistanceType::kHamming) {
-      return Status::InvalidArgument(where + ": hamming distance needs fixed_size_list<uint8>, not " +
-                                     type.ToString());
+      return Status::InvalidArgument(where + ": hamming distance needs fixed_size_list<uint8>, not " + type.ToString());
     }
     if (item == TypeId::kUInt8) {
       return Status::InvalidArgument(where + ": a fixed_size_list<uint8> column is searched with hamming distance");
     }
   }
-  return Status::InvalidArgument(where + ": not a vector column (fixed_size_list of float16/float32/float64, "
-                                 "or of uint8 for hamming): " + type.ToString());
+  return Status::InvalidArgument(where +
+                                 ": not a vector column (fixed_size_list of float16/float32/float64, "
+                                 "or of uint8 for hamming): " +
+                                 type.ToString());
 }
 
 Result<std::vector<float>> VectorsAsFloat32(const Array& vectors) {

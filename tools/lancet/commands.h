@@ -45,6 +45,8 @@ Command AddExtractAudioCommand(CLI::App& root);
 Command AddExtractImageCommand(CLI::App& root);
 /// `branch create|list|delete|diff DATASET ...`.
 Command AddBranchCommand(CLI::App& root);
+/// `search DATASET [COLUMN] --vector JSON`: nearest neighbours.
+Command AddSearchCommand(CLI::App& root);
 /// `clone SRC DST [--version N | --tag T] [--deep]`.
 Command AddCloneCommand(CLI::App& root);
 

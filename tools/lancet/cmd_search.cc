@@ -1,0 +1,177 @@
+// `lancet search`: the rows nearest to query vectors, through the column's vector
+// index where one covers the rows and exactly elsewhere.
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lancet/commands.h"
+#include "lancet/io_stats_line.h"
+#include "lancet/render.h"
+#include "lancet/scan/search.h"
+
+namespace lancet::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+const std::map<std::string, RowFormat> kSearchFormats = {
+    {"table", RowFormat::kTable}, {"json", RowFormat::kJson}, {"csv", RowFormat::kCsv}};
+
+Result<std::vector<float>> VectorFrom(const Json& j) {
+  if (!j.is_array() || j.empty()) return Status::InvalidArgument("a query vector is a non-empty JSON array of numbers");
+  std::vector<float> v;
+  for (const Json& x : j) {
+    if (!x.is_number()) return Status::InvalidArgument("a query vector holds numbers only, not " + x.dump());
+    v.push_back(x.get<float>());
+  }
+  return v;
+}
+
+// `[1,2,3]` is one query, `[[..],[..]]` several, `{"queries": [...]}` (the peer's query
+// files) several; `text` is JSON or the path of a file holding it.
+Result<std::vector<std::vector<float>>> ParseQueries(const std::string& text, std::optional<size_t> pick) {
+  std::string json = text;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || (text[first] != '[' && text[first] != '{')) {
+    std::ifstream in(text);
+    if (!in) return Status::InvalidArgument("--vector: neither a JSON array nor a readable file: " + text);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    json = ss.str();
+  }
+  Json parsed = Json::parse(json, nullptr, false);
+  if (parsed.is_discarded()) return Status::InvalidArgument("--vector: not valid JSON");
+  if (parsed.is_object()) {
+    if (!parsed.contains("queries"))
+      return Status::InvalidArgument("--vector: a JSON object needs a \"queries\" array");
+    parsed = parsed["queries"];
+  }
+  std::vector<std::vector<float>> out;
+  if (parsed.is_array() && !parsed.empty() && parsed[0].is_array()) {
+    for (const Json& q : parsed) {
+      ASSIGN_OR_RETURN(std::vector<float> v, VectorFrom(q));
+      out.push_back(std::move(v));
+    }
+  } else {
+    ASSIGN_OR_RETURN(std::vector<float> v, VectorFrom(parsed));
+    out.push_back(std::move(v));
+  }
+  if (pick) {
+    if (*pick >= out.size()) {
+      return Status::InvalidArgument("--query " + std::to_string(*pick) + ": there are only " +
+                                     std::to_string(out.size()) + " queries");
+    }
+    out = {out[*pick]};
+  }
+  return out;
+}
+
+struct SearchState {
+  std::string dataset;
+  VersionSelector selector;
+  std::string column;
+  std::string vector;
+  std::optional<size_t> query;
+  uint32_t k = 10;
+  std::string distance;
+  uint32_t nprobes = 0;
+  std::optional<uint32_t> refine_factor;
+  uint32_t ef = 0;
+  bool bypass_index = false;
+  bool postfilter = false;
+  std::string where;
+  uint64_t offset = 0;
+  std::string columns;
+  bool row_ids = false;
+  std::string format = "table";
+  std::string out;
+  bool explain = false;
+  bool io_stats = false;
+
+  int Run() const {
+    auto queries = ParseQueries(vector, query);
+    if (!queries.ok()) return ReportUsage(queries.status().message());
+    scan::VectorQuery q;
+    q.column = column;
+    q.vectors = queries.MoveValue();
+    q.k = k;
+    if (!distance.empty()) {
+      auto d = index::ParseDistanceType(distance);
+      if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
+      q.distance = *d;
+    }
+    q.nprobes = nprobes;
+    q.refine_factor = refine_factor;
+    q.ef = ef;
+    q.use_index = !bypass_index;
+    q.postfilter = postfilter;
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status());
+    table::ScanOptions scan;
+    scan.columns = SplitList(columns);
+    scan.filter = where;
+    scan.offset = offset;
+    scan.with_row_id = row_ids;
+    scan::SearchExplain plan;
+    auto reader = scan::Search(**ds, scan, q, &plan);
+    if (!reader.ok()) {
+      const Status& st = reader.status();
+      if (st.IsInvalidArgument() || st.IsNotFound()) return ReportUsage(st.message());
+      return ReportError(st, dataset);
+    }
+    if (explain) {
+      std::fputs(plan.ToString().c_str(), stdout);
+      if (io_stats) PrintIoStats(**ds);
+      return kExitOk;
+    }
+    auto sink = OutputSink::Open(out);
+    if (!sink.ok()) return ReportError(sink.status());
+    RenderOptions render;
+    render.format = kSearchFormats.at(format);
+    Status st = RenderRowStream(**reader, render, **sink);
+    if (!st.ok()) {
+      (*sink)->Abandon();
+      return ReportError(st, dataset);
+    }
+    st = (*sink)->Close();
+    if (io_stats) PrintIoStats(**ds);
+    return st.ok() ? kExitOk : ReportError(st);
+  }
+};
+
+}  // namespace
+
+Command AddSearchCommand(CLI::App& root) {
+  auto state = std::make_shared<SearchState>();
+  CLI::App* app = root.add_subcommand("search", "Print the rows nearest to query vectors (k-nearest-neighbour search)");
+  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("COLUMN", state->column, "Vector column (default: the dataset's only one)");
+  app->add_option("--vector,-q", state->vector,
+                  "Query as JSON ([0.1, 0.2, ...]; [[...], [...]] for several, each output row then starting "
+                  "with query_index), or a file holding such JSON or {\"queries\": [...]}")
+      ->required();
+  app->add_option("--query", state->query, "Only query N (from 0) of several");
+  app->add_option("-k,--limit", state->k, "Rows per query")->capture_default_str()->check(CLI::Range(1u, 1000000u));
+  app->add_option("--distance", state->distance,
+                  "l2 (squared), cosine, dot or hamming; default: the index's, else l2 (uint8 columns: hamming)");
+  app->add_option("--nprobes", state->nprobes, "IVF partitions searched (default 20)");
+  app->add_option("--refine-factor", state->refine_factor, "Re-rank this many times k index candidates exactly");
+  app->add_option("--ef", state->ef, "HNSW search beam (default: the index's)");
+  app->add_flag("--bypass-index", state->bypass_index, "Search exactly even where an index exists");
+  app->add_option("--where,-w", state->where, "Search only rows for which this filter is true");
+  app->add_flag("--postfilter", state->postfilter, "Apply --where to the k nearest instead (may return fewer)");
+  app->add_option("--offset", state->offset, "Skip this many of each query's nearest rows");
+  app->add_option("--columns,-c", state->columns, "Comma-separated output columns (default: all); _distance is added");
+  app->add_flag("--row-ids", state->row_ids, "Add the _rowid column");
+  app->add_option("--format,-f", state->format, "Output format")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  app->add_option("--out,-o", state->out, "Write to this file instead of stdout");
+  app->add_flag("--explain", state->explain, "Print how the search ran (index, partitions, flat fragments), not rows");
+  state->selector.AddOptions(*app);
+  AddIoStatsFlag(*app, &state->io_stats);
+  return {app, [state] { return state->Run(); }};
+}
+
+}  // namespace lancet::cli
