@@ -167,7 +167,6 @@ Result<std::vector<float>> VectorsAsFloat32(const Array& vectors) {
   const size_t rows = static_cast<size_t>(vectors.length);
   std::vector<float> out(rows * dim);
   const int64_t first = vectors.offset * static_cast<int64_t>(dim);
-  const bool item_nulls = items.null_count > 0;
   for (size_t r = 0; r < rows; ++r) {
     float* dst = out.data() + r * dim;
     if (vectors.IsNull(static_cast<int64_t>(r))) {
@@ -183,11 +182,6 @@ Result<std::vector<float>> VectorsAsFloat32(const Array& vectors) {
     } else {
       const uint16_t* src = items.values<uint16_t>() + base;
       for (size_t j = 0; j < dim; ++j) dst[j] = HalfToFloat(src[j]);
-    }
-    if (item_nulls) {
-      for (size_t j = 0; j < dim; ++j) {
-        if (items.IsNull(base + static_cast<int64_t>(j))) dst[j] = std::numeric_limits<float>::quiet_NaN();
-      }
     }
   }
   return out;

@@ -27,11 +27,7 @@ Result<ByteRows> BytesOf(const Array& vectors, uint32_t dim) {
   out.data = items.values<uint8_t>() + vectors.offset * static_cast<int64_t>(dim);
   out.null.resize(static_cast<size_t>(vectors.length));
   for (int64_t r = 0; r < vectors.length; ++r) {
-    bool null = vectors.IsNull(r);
-    if (!null && items.null_count > 0) {
-      for (uint32_t j = 0; j < dim && !null; ++j) null = items.IsNull((vectors.offset + r) * dim + j);
-    }
-    out.null[static_cast<size_t>(r)] = null;
+    out.null[static_cast<size_t>(r)] = vectors.IsNull(r);
   }
   return out;
 }
@@ -57,7 +53,7 @@ Status ScoreBatch(const RecordBatch& batch, const VectorColumn& column, const Pr
   std::vector<float> converted;
   const float* values = nullptr;
   const Array& items = vectors.children[0];
-  if (items.type.id == TypeId::kFloat32 && vectors.null_count == 0 && items.null_count == 0) {
+  if (items.type.id == TypeId::kFloat32 && vectors.null_count == 0) {
     values = items.values<float>() + vectors.offset * static_cast<int64_t>(dim);
   } else {
     ASSIGN_OR_RETURN(converted, index::VectorsAsFloat32(vectors));

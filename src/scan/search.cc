@@ -56,24 +56,28 @@ bool IsVectorType(const DataType& t) {
   return item == TypeId::kFloat16 || item == TypeId::kFloat32 || item == TypeId::kFloat64 || item == TypeId::kUInt8;
 }
 
-Result<const Field*> ResolveColumn(const table::Dataset& dataset, const std::string& name) {
+// Without a name, the vector column whose width matches the queries (as the reference
+// picks it).
+Result<const Field*> ResolveColumn(const table::Dataset& dataset, const std::string& name, size_t dim) {
   const Schema& schema = dataset.schema();
   if (!name.empty()) {
     const int pos = schema.FieldIndex(name);
     if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + name + "'");
     return &schema.fields[static_cast<size_t>(pos)];
   }
-  const Field* found = nullptr;
+  std::vector<const Field*> found;
   for (const Field& f : schema.fields) {
-    if (!IsVectorType(f.type)) continue;
-    if (found) {
-      return Status::InvalidArgument(dataset.uri() + ": several vector columns ('" + found->name + "', '" + f.name +
-                                     "'): name the one to search");
-    }
-    found = &f;
+    if (IsVectorType(f.type) && static_cast<size_t>(f.type.list_size) == dim) found.push_back(&f);
   }
-  if (!found) return Status::InvalidArgument(dataset.uri() + ": no vector column (fixed_size_list of numbers)");
-  return found;
+  if (found.size() > 1) {
+    return Status::InvalidArgument(dataset.uri() + ": several vector columns of dim " + std::to_string(dim) + " ('" +
+                                   found[0]->name + "', '" + found[1]->name + "'): name the one to search");
+  }
+  if (found.empty()) {
+    return Status::InvalidArgument(dataset.uri() + ": no vector column (fixed_size_list) of dim " +
+                                   std::to_string(dim));
+  }
+  return found[0];
 }
 
 Result<PreparedQueries> Prepare(const VectorQuery& query, const VectorColumn& column) {
@@ -185,7 +189,8 @@ void ClearVectorIndexCache() { SegmentCache::Get().Clear(); }
 
 Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset, const table::ScanOptions& options,
                                                   const VectorQuery& query, SearchExplain* explain) {
-  ASSIGN_OR_RETURN(const Field* field, ResolveColumn(dataset, query.column));
+  if (query.vectors.empty()) return Status::InvalidArgument("a vector search needs at least one query vector");
+  ASSIGN_OR_RETURN(const Field* field, ResolveColumn(dataset, query.column, query.vectors[0].size()));
   if (!IsVectorType(field->type)) {
     return Status::InvalidArgument(dataset.uri() + ": column '" + field->name +
                                    "' is not a vector column (fixed_size_list of float16/float32/float64 or "

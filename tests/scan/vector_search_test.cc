@@ -312,10 +312,15 @@ TEST_F(VectorSearchTest, ClearErrors) {
   EXPECT_NE(r.status().message().find("not a vector column"), std::string::npos);
   q.column = "nope";
   EXPECT_TRUE(Search(*ds_, {}, q).status().IsNotFound());
-  q.column = "";  // three vector columns: which one is ambiguous
+  q.column = "";  // vec and vec64 are both 8 wide: ambiguous
   r = Search(*ds_, {}, q);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("several vector columns"), std::string::npos);
+  q.vectors = {{1, 2, 3, 4}};  // only bits is 4 wide
+  auto only = Run({}, q);
+  ASSERT_TRUE(only.ok()) << only.status().ToString();
+  EXPECT_EQ(only->size(), 10u);
+  q.vectors = {Query(0)};
   q.column = "bits";
   q.vectors = {{1, 2, 3.5, 4}};
   EXPECT_TRUE(Search(*ds_, {}, q).status().IsInvalidArgument());

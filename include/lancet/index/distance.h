@@ -35,7 +35,8 @@ float HammingDistance(const uint8_t* a, const uint8_t* b, size_t bytes);
 float Distance(DistanceType type, const float* a, const float* b, size_t dim);
 
 /// \brief A fixed_size_list<float16|float32|float64> array's rows as row-major float32
-/// (`dim` values a row; null rows and null items read as NaN, so their distance is NaN).
+/// (`dim` values a row). Null rows read as NaN, so their distance is NaN; a null item
+/// keeps the value stored under it, as the reference reads it.
 /// InvalidArgument for another type.
 Result<std::vector<float>> VectorsAsFloat32(const Array& vectors);
 

@@ -15,7 +15,7 @@
 namespace lancet::scan {
 
 struct VectorQuery {
-  /// The searched column; empty = the dataset's only vector column.
+  /// The searched column; empty = the only vector column as wide as the queries.
   std::string column;
   /// One search per vector (each dim() floats; uint8 columns take byte values 0..255).
   /// With several, every output row starts with `query_index` (uint32).
