@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
               {"queries", queries.size()}};
   if (auto ref = RefLine(o.ref, o.bypass)) {
     const double rq = ref->value("qps", 0.0);
-    std::printf("%-28s %10.1f %10.3f %10.3f %8s\n", ("reference " + ref->value("index", std::string("flat"))).c_str(),
+    std::printf("%-28s %10.1f %10.3f %10.3f %8s\n", ("reference " + ((*ref)["index"].is_string() ? (*ref)["index"].get<std::string>() : std::string("flat"))).c_str(),
                 rq, ref->value("median_ms", 0.0), ref->value("p99_ms", 0.0),
                 (*ref)["recall"].is_null() ? "-" : std::to_string((*ref)["recall"].get<double>()).substr(0, 6).c_str());
     if (rq > 0) std::printf("qps ratio (lancet / reference): %.2fx\n", qps / rq);
