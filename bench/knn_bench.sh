@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# knn_bench.sh BUILD_DIR DATASET [TYPE...]
+#
+# Vector search against the reference in one run, on copies of DATASET (bench.mjs
+# make-vector-dataset; its query file DATASET.queries.json beside it): exact search on
+# both sides, then for each TYPE (default ivf_pq ivf_flat hnsw_sq) each side builds its
+# own index on its own copy and searches it with the same parameters. Prints knn_bench's
+# table and ratio per case, and both sides' build times.
+#   KNN_REPS (1), KNN_NPROBES (20), KNN_REFINE (unset), KNN_PARAMS ("num_partitions=256")
+set -euo pipefail
+BUILD="$1" DS="$2"
+shift 2
+TYPES=("$@")
+[ ${#TYPES[@]} -gt 0 ] || TYPES=(ivf_pq ivf_flat hnsw_sq)
+REPS="${KNN_REPS:-1}" NPROBES="${KNN_NPROBES:-20}"
+HERE="$(cd "$(dirname "$0")" && pwd -P)"
+B="$HERE/../tests/peer/bench.mjs"
+: "${LANCE_PEER_DIR:=$HOME/.cache/lance-peer}"
+export LANCE_PEER_DIR
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-knn-bench.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+copy() {
+  mkdir -p "$2"
+  cp -al "$1/data" "$2/data"
+  for d in _versions _transactions _deletions; do [ -d "$1/$d" ] && cp -r "$1/$d" "$2/$d"; done
+  return 0
+}
+QUERIES="$DS.queries.json"
+refine_args=() bench_refine=()
+if [ -n "${KNN_REFINE:-}" ]; then refine_args=(--refine-factor "$KNN_REFINE"); bench_refine=(--refine-factor "$KNN_REFINE"); fi
+
+echo "== exact search"
+node "$B" knn "$DS" --bypass-index --reps "$REPS" --warmup 0 --queries "$QUERIES" --quiet > "$WORK/flat.jsonl"
+"$BUILD/bin/knn_bench" "$DS" --queries "$QUERIES" --bypass-index --reps "$REPS" --ref "$WORK/flat.jsonl"
+
+read -r -a PARAMS <<< "${KNN_PARAMS:-num_partitions=256}"
+for type in "${TYPES[@]}"; do
+  echo "== $type (${PARAMS[*]}, nprobes $NPROBES${KNN_REFINE:+, refine $KNN_REFINE})"
+  copy "$DS" "$WORK/ref_$type.lance"
+  copy "$DS" "$WORK/ours_$type.lance"
+  peer_params=()
+  for p in "${PARAMS[@]}"; do peer_params+=(--param "$p"); done
+  node "$B" --op create-index "$WORK/ref_$type.lance" --column vec --type "$type" --in-place "${peer_params[@]}" \
+    --quiet > "$WORK/$type.jsonl"
+  node "$B" knn "$WORK/ref_$type.lance" --reps "$REPS" --warmup 0 --nprobes "$NPROBES" "${refine_args[@]}" \
+    --queries "$QUERIES" --quiet >> "$WORK/$type.jsonl"
+  lancet_type="$type"
+  [ "$type" = hnsw_sq ] && lancet_type=ivf_hnsw_sq
+  lancet_params=()
+  for p in "${PARAMS[@]}"; do lancet_params+=(--param "$p"); done
+  start=$(date +%s.%N)
+  "$BUILD/bin/lancet" index create "$WORK/ours_$type.lance" vec --type "$lancet_type" "${lancet_params[@]}" > /dev/null
+  end=$(date +%s.%N)
+  ref_build=$(node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").split("\n").filter(Boolean).map(JSON.parse).find(x=>x.op==="create-index"); console.log(l?l.median_ms:"?")' "$WORK/$type.jsonl")
+  printf 'build %s: lancet %.0f ms, reference %s ms\n' "$type" "$(awk -v a="$start" -v b="$end" 'BEGIN{print (b-a)*1000}')" "$ref_build"
+  "$BUILD/bin/knn_bench" "$WORK/ours_$type.lance" --queries "$QUERIES" --nprobes "$NPROBES" "${bench_refine[@]}" \
+    --reps "$REPS" --ref "$WORK/$type.jsonl" --label "$type"
+done
