@@ -1,0 +1,140 @@
+// IVF_FLAT and IVF_PQ segments the reference (lance 12 through the Node peer) built:
+// Lancet's Search with the same nprobes returns the rows and distances of the
+// reference's vectorSearch. Skipped when node or the peer is not installed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/peer.h"
+#include "index/vector_details.h"
+#include "lancet/index/vector_index.h"
+#include "lancet/table/dataset.h"
+#include "util/test_macros.h"
+
+namespace lancet::index {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Answer {
+  std::string table;
+  int query = 0;
+  uint32_t nprobes = 0, k = 0;
+  std::vector<uint64_t> rows;
+  std::vector<double> distances;
+};
+
+class VectorReferenceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (std::system("node --version > /dev/null 2>&1") != 0) return;
+    if (!fs::exists(testing::PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return;
+    std::string tmpl = (fs::temp_directory_path() / "lancet-vecref-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return;
+    dir_ = tmpl;
+    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                            "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_indexes.mjs' '" +
+                            testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "' 2>'" + dir_ + "/peer.err'";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return;
+    std::string out;
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+    ok_ = ::pclose(p) == 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;
+      Answer a;
+      a.table = j["table"].get<std::string>();
+      a.query = j["query"].get<int>();
+      a.nprobes = j["nprobes"].get<uint32_t>();
+      a.k = j["k"].get<uint32_t>();
+      for (const auto& r : j["rows"]) a.rows.push_back(std::stoull(r.get<std::string>()));
+      for (const auto& d : j["distances"]) a.distances.push_back(d.get<double>());
+      answers_.push_back(std::move(a));
+    }
+    std::ifstream q(dir_ + "/queries.json");
+    std::stringstream s;
+    s << q.rdbuf();
+    auto qs = nlohmann::json::parse(s.str(), nullptr, false);
+    if (qs.is_array()) {
+      for (const auto& v : qs) {
+        std::vector<float> f;
+        for (const auto& x : v) f.push_back(x.get<float>());
+        queries_.push_back(std::move(f));
+      }
+    }
+  }
+  static void TearDownTestSuite() {
+    if (!dir_.empty() && !std::getenv("LANCET_KEEP_TMP")) fs::remove_all(dir_);
+  }
+  void SetUp() override {
+    if (dir_.empty()) GTEST_SKIP() << "node or the lance peer is not installed";
+    ASSERT_TRUE(ok_) << "the peer script failed";
+    ASSERT_FALSE(answers_.empty());
+    ASSERT_FALSE(queries_.empty());
+  }
+
+  // Opens the one vector index of `table` and checks every answer of that table.
+  void CheckTable(const std::string& table, VectorIndexType type, DistanceType distance, double rel_tol) {
+    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(dir_ + "/" + table + ".lance"));
+    ASSERT_OK_AND_ASSIGN(auto indices, ds->ListIndices());
+    ASSERT_EQ(indices.size(), 1u);
+    ASSERT_EQ(VectorTypeOf(indices[0]), type);
+    ASSERT_OK_AND_ASSIGN(auto index, VectorIndex::Open(*ds, indices[0]));
+    EXPECT_EQ(index->type(), type);
+    EXPECT_EQ(index->distance(), distance);
+    EXPECT_EQ(index->dim(), 32u);
+    EXPECT_EQ(index->num_partitions(), 8u);
+    int checked = 0;
+    for (const Answer& a : answers_) {
+      if (a.table != table) continue;
+      VectorSearchParams params;
+      params.k = a.k;
+      params.nprobes = a.nprobes;
+      ASSERT_OK_AND_ASSIGN(std::vector<VectorHit> hits, index->Search(queries_[a.query].data(), params, nullptr));
+      ASSERT_EQ(hits.size(), a.rows.size()) << table << " query " << a.query << " nprobes " << a.nprobes;
+      for (size_t i = 0; i < hits.size(); ++i) {
+        const double want = a.distances[i];
+        EXPECT_NEAR(hits[i].distance, want, rel_tol * std::max(1.0, std::abs(want)))
+            << table << " query " << a.query << " nprobes " << a.nprobes << " hit " << i;
+        // Rows must agree except where neighbouring distances tie within the tolerance.
+        if (hits[i].row != a.rows[i]) {
+          const bool tie =
+              (i > 0 && std::abs(a.distances[i - 1] - want) <= rel_tol * std::max(1.0, std::abs(want))) ||
+              (i + 1 < hits.size() && std::abs(a.distances[i + 1] - want) <= rel_tol * std::max(1.0, std::abs(want)));
+          EXPECT_TRUE(tie) << table << " query " << a.query << " nprobes " << a.nprobes << " hit " << i << ": row "
+                           << hits[i].row << ", reference " << a.rows[i];
+        }
+      }
+      ++checked;
+    }
+    EXPECT_GT(checked, 0);
+  }
+
+  static inline std::string dir_;
+  static inline bool ok_ = false;
+  static inline std::vector<Answer> answers_;
+  static inline std::vector<std::vector<float>> queries_;
+};
+
+TEST_F(VectorReferenceTest, IvfFlatL2) { CheckTable("flat_l2", VectorIndexType::kIvfFlat, DistanceType::kL2, 1e-4); }
+TEST_F(VectorReferenceTest, IvfFlatCosine) {
+  CheckTable("flat_cos", VectorIndexType::kIvfFlat, DistanceType::kCosine, 1e-4);
+}
+TEST_F(VectorReferenceTest, IvfFlatDot) { CheckTable("flat_dot", VectorIndexType::kIvfFlat, DistanceType::kDot, 1e-4); }
+TEST_F(VectorReferenceTest, IvfPqL2) { CheckTable("pq_l2", VectorIndexType::kIvfPq, DistanceType::kL2, 1e-4); }
+TEST_F(VectorReferenceTest, IvfPqCosine) { CheckTable("pq_cos", VectorIndexType::kIvfPq, DistanceType::kCosine, 1e-4); }
+TEST_F(VectorReferenceTest, IvfPqDot) { CheckTable("pq_dot", VectorIndexType::kIvfPq, DistanceType::kDot, 1e-4); }
+
+}  // namespace
+}  // namespace lancet::index
