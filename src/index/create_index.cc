@@ -6,7 +6,9 @@
 #include "index/index_types.h"
 #include "index/scalar_index.h"
 #include "index/value_order.h"
+#include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index/vector_index.h"
 
 namespace lancet::index {
 namespace {
@@ -174,10 +176,11 @@ Result<std::vector<IndexStats>> DescribeIndices(const table::Dataset& dataset) {
       IndexStats s;
       s.name = m.name;
       std::optional<ScalarIndexType> type = ScalarTypeOf(m);
-      s.type = type ? ScalarIndexTypeName(*type) : m.type_url;
+      std::optional<VectorIndexType> vector_type = VectorTypeOf(m);
+      s.type = type ? ScalarIndexTypeName(*type) : vector_type ? VectorIndexTypeName(*vector_type) : m.type_url;
       const Field* field = m.fields.empty() ? nullptr : FieldById(dataset.schema(), m.fields[0]);
       s.column = field ? field->name : "";
-      s.usable = IsUsable(m);
+      s.usable = IsUsable(m) || (vector_type && IsUsableVector(m));
       out.push_back(std::move(s));
     }
     IndexStats& s = out[it->second];

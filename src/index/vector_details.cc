@@ -95,6 +95,12 @@ std::string SerializeVectorDetails(const VectorDetails& details) {
   return out;
 }
 
+bool IsUsableVector(const table::IndexMetadata& index) {
+  auto details = ParseVectorDetails(index);
+  return details.ok() && details->type && *details->type != VectorIndexType::kIvfHnswSq &&
+         index.index_version.value_or(0) <= kVectorIndexVersion;
+}
+
 const char* VectorIndexFileType(VectorIndexType type) {
   switch (type) {
     case VectorIndexType::kIvfFlat:

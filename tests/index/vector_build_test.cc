@@ -11,6 +11,7 @@
 #include "index/index_file.h"
 #include "index/ivf_model.h"
 #include "index/vector_details.h"
+#include "lancet/index/scalar_index.h"
 #include "lancet/index/vector_index.h"
 #include "lancet/table/dataset.h"
 #include "util/test_macros.h"
@@ -134,6 +135,12 @@ TEST_F(VectorBuildTest, FilesFollowTheReferenceLayout) {
   uint64_t rows = 0;
   for (uint32_t l : layout.lengths) rows += l;
   EXPECT_EQ(rows, 6000u);
+  auto latest = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_OK_AND_ASSIGN(std::vector<IndexStats> stats, DescribeIndices(*latest));
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].type, "IvfPq");
+  EXPECT_TRUE(stats[0].usable);
+  EXPECT_EQ(stats[0].num_indexed_rows, 6000u);
 }
 
 TEST_F(VectorBuildTest, DefaultsFollowTheReference) {

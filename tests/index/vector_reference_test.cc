@@ -15,6 +15,7 @@
 
 #include "common/peer.h"
 #include "index/vector_details.h"
+#include "lancet/index/scalar_index.h"
 #include "lancet/index/vector_index.h"
 #include "lancet/table/dataset.h"
 #include "util/test_macros.h"
@@ -43,25 +44,7 @@ class VectorReferenceTest : public ::testing::Test {
     const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
                             "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_indexes.mjs' '" +
                             testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "' 2>'" + dir_ + "/peer.err'";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) return;
-    std::string out;
-    char buf[65536];
-    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
-    ok_ = ::pclose(p) == 0;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded()) continue;
-      Answer a;
-      a.table = j["table"].get<std::string>();
-      a.query = j["query"].get<int>();
-      a.nprobes = j["nprobes"].get<uint32_t>();
-      a.k = j["k"].get<uint32_t>();
-      for (const auto& r : j["rows"]) a.rows.push_back(std::stoull(r.get<std::string>()));
-      for (const auto& d : j["distances"]) a.distances.push_back(d.get<double>());
-      answers_.push_back(std::move(a));
-    }
+    ok_ = RunNode(cmd, &answers_, nullptr);
     std::ifstream q(dir_ + "/queries.json");
     std::stringstream s;
     s << q.rdbuf();
@@ -74,6 +57,35 @@ class VectorReferenceTest : public ::testing::Test {
       }
     }
   }
+  // Runs a peer script printing JSON lines: answers go to `answers`, other objects
+  // (per-table reports) to `reports`.
+  static bool RunNode(const std::string& cmd, std::vector<Answer>* answers, std::vector<nlohmann::json>* reports) {
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return false;
+    std::string out;
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+    const bool ok = ::pclose(p) == 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) continue;
+      if (!j.contains("rows")) {
+        if (reports) reports->push_back(std::move(j));
+        continue;
+      }
+      Answer a;
+      a.table = j["table"].get<std::string>();
+      a.query = j["query"].get<int>();
+      a.nprobes = j["nprobes"].get<uint32_t>();
+      a.k = j["k"].get<uint32_t>();
+      for (const auto& r : j["rows"]) a.rows.push_back(std::stoull(r.get<std::string>()));
+      for (const auto& d : j["distances"]) a.distances.push_back(d.get<double>());
+      answers->push_back(std::move(a));
+    }
+    return ok;
+  }
+
   static void TearDownTestSuite() {
     if (!dir_.empty() && !std::getenv("LANCET_KEEP_TMP")) fs::remove_all(dir_);
   }
@@ -86,7 +98,11 @@ class VectorReferenceTest : public ::testing::Test {
 
   // Opens the one vector index of `table` and checks every answer of that table.
   void CheckTable(const std::string& table, VectorIndexType type, DistanceType distance, double rel_tol) {
-    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(dir_ + "/" + table + ".lance"));
+    CheckAnswers(dir_, answers_, table, type, distance, rel_tol);
+  }
+  void CheckAnswers(const std::string& db, const std::vector<Answer>& answers, const std::string& table,
+                    VectorIndexType type, DistanceType distance, double rel_tol) {
+    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/" + table + ".lance"));
     ASSERT_OK_AND_ASSIGN(auto indices, ds->ListIndices());
     ASSERT_EQ(indices.size(), 1u);
     ASSERT_EQ(VectorTypeOf(indices[0]), type);
@@ -96,7 +112,7 @@ class VectorReferenceTest : public ::testing::Test {
     EXPECT_EQ(index->dim(), 32u);
     EXPECT_EQ(index->num_partitions(), 8u);
     int checked = 0;
-    for (const Answer& a : answers_) {
+    for (const Answer& a : answers) {
       if (a.table != table) continue;
       VectorSearchParams params;
       params.k = a.k;
@@ -135,6 +151,65 @@ TEST_F(VectorReferenceTest, IvfFlatDot) { CheckTable("flat_dot", VectorIndexType
 TEST_F(VectorReferenceTest, IvfPqL2) { CheckTable("pq_l2", VectorIndexType::kIvfPq, DistanceType::kL2, 1e-4); }
 TEST_F(VectorReferenceTest, IvfPqCosine) { CheckTable("pq_cos", VectorIndexType::kIvfPq, DistanceType::kCosine, 1e-4); }
 TEST_F(VectorReferenceTest, IvfPqDot) { CheckTable("pq_dot", VectorIndexType::kIvfPq, DistanceType::kDot, 1e-4); }
+
+// Lancet builds the indexes on copies of the reference's tables; the reference lists
+// them, plans with them and its vectorSearch answers equal Lancet's Search.
+TEST_F(VectorReferenceTest, ReferenceSearchesLancetIndexes) {
+  struct Build {
+    std::string table, source;
+    VectorIndexType type;
+    DistanceType distance;
+    std::map<std::string, std::string> params;
+  };
+  const std::map<std::string, std::string> pq = {{"num_partitions", "8"}, {"num_sub_vectors", "4"}};
+  const std::vector<Build> builds = {
+      {"l_flat_l2", "flat_l2", VectorIndexType::kIvfFlat, DistanceType::kL2, {{"num_partitions", "8"}}},
+      {"l_flat_cos", "flat_cos", VectorIndexType::kIvfFlat, DistanceType::kCosine, {{"num_partitions", "8"}}},
+      {"l_flat_dot", "flat_dot", VectorIndexType::kIvfFlat, DistanceType::kDot, {{"num_partitions", "8"}}},
+      {"l_pq_l2", "pq_l2", VectorIndexType::kIvfPq, DistanceType::kL2, pq},
+      {"l_pq_cos", "pq_cos", VectorIndexType::kIvfPq, DistanceType::kCosine, pq},
+      {"l_pq_dot", "pq_dot", VectorIndexType::kIvfPq, DistanceType::kDot, pq},
+      {"l_sq_l2", "flat_l2", VectorIndexType::kIvfSq, DistanceType::kL2, {{"num_partitions", "8"}}},
+      {"l_sq_cos", "flat_cos", VectorIndexType::kIvfSq, DistanceType::kCosine, {{"num_partitions", "8"}}},
+  };
+  const std::string db = dir_ + "/lancet";
+  fs::create_directories(db);
+  std::map<std::string, std::string> uuids;
+  std::string specs;
+  for (const Build& b : builds) {
+    fs::copy(dir_ + "/" + b.source + ".lance", db + "/" + b.table + ".lance", fs::copy_options::recursive);
+    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/" + b.table + ".lance"));
+    ASSERT_OK(DropIndex(*ds, "vec_idx").status());
+    ASSERT_OK_AND_ASSIGN(auto latest, table::Dataset::Open(db + "/" + b.table + ".lance"));
+    CreateVectorIndexOptions options;
+    options.distance = b.distance;
+    options.params = b.params;
+    ASSERT_OK_AND_ASSIGN(table::IndexMetadata meta, CreateVectorIndex(*latest, "vec", b.type, options));
+    uuids[b.table] = meta.uuid;
+    specs += " '" + b.table + ":" + DistanceTypeName(b.distance) + "'";
+  }
+  const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                          "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_search.mjs' '" +
+                          testing::PeerHarnessDir() + "/lib/peer.mjs' '" + db + "' '" + dir_ + "/queries.json'" +
+                          specs + " 2>'" + dir_ + "/search.err'";
+  std::vector<Answer> answers;
+  std::vector<nlohmann::json> reports;
+  ASSERT_TRUE(RunNode(cmd, &answers, &reports)) << "the peer search script failed";
+  ASSERT_EQ(reports.size(), builds.size());
+  for (size_t i = 0; i < builds.size(); ++i) {
+    const Build& b = builds[i];
+    const nlohmann::json& r = reports[i];
+    ASSERT_EQ(r["table"], b.table);
+    ASSERT_EQ(r["indices"].size(), 1u);
+    EXPECT_EQ(r["indices"][0]["indexType"], VectorIndexTypeName(b.type)) << b.table;
+    EXPECT_EQ(r["stats"]["numIndexedRows"], 4000) << b.table;
+    EXPECT_EQ(r["stats"]["numUnindexedRows"], 0) << b.table;
+    const std::string plan = r["plan"].get<std::string>();
+    EXPECT_NE(plan.find("ANNSubIndex: name=vec_idx"), std::string::npos) << b.table << "\n" << plan;
+    EXPECT_NE(plan.find("ANNIvfPartition: uuid=" + uuids[b.table]), std::string::npos) << b.table << "\n" << plan;
+    CheckAnswers(db, answers, b.table, b.type, b.distance, 1e-4);
+  }
+}
 
 }  // namespace
 }  // namespace lancet::index
