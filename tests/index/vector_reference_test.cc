@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/peer.h"
+#include "index/index_file.h"
+#include "index/ivf_storage.h"
 #include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"
 #include "lancet/index/vector_index.h"
@@ -151,6 +153,38 @@ TEST_F(VectorReferenceTest, IvfFlatDot) { CheckTable("flat_dot", VectorIndexType
 TEST_F(VectorReferenceTest, IvfPqL2) { CheckTable("pq_l2", VectorIndexType::kIvfPq, DistanceType::kL2, 1e-4); }
 TEST_F(VectorReferenceTest, IvfPqCosine) { CheckTable("pq_cos", VectorIndexType::kIvfPq, DistanceType::kCosine, 1e-4); }
 TEST_F(VectorReferenceTest, IvfPqDot) { CheckTable("pq_dot", VectorIndexType::kIvfPq, DistanceType::kDot, 1e-4); }
+
+// The SQ storage (auxiliary.idx) of the reference's IVF_HNSW_SQ is what IVF_SQ stores:
+// Lancet reads it, and its SQ distance of every row the reference's HNSW search
+// returned equals the reference's _distance.
+TEST_F(VectorReferenceTest, ReadsTheReferencesSqStorage) {
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(dir_ + "/hnsw_sq.lance"));
+  ASSERT_OK_AND_ASSIGN(auto indices, ds->ListIndices());
+  ASSERT_EQ(indices.size(), 1u);
+  ASSERT_EQ(VectorTypeOf(indices[0]), VectorIndexType::kIvfHnswSq);
+  ASSERT_OK_AND_ASSIGN(std::string dir, ds->IndexDirectory(indices[0]));
+  ASSERT_OK_AND_ASSIGN(auto file, OpenIndexFile(*ds->store(), dir, "auxiliary.idx"));
+  ASSERT_OK_AND_ASSIGN(auto storage, IvfStorage::Open(std::move(file), StorageKind::kSq, 32));
+  ASSERT_EQ(storage->partitions().num_partitions(), 2u);
+  EXPECT_LT(storage->bounds().start, storage->bounds().end);
+  int checked = 0;
+  for (const Answer& a : answers_) {
+    if (a.table != "hnsw_sq") continue;
+    TopK all(4000);
+    for (uint32_t p = 0; p < 2; ++p) {
+      ASSERT_OK(storage->Scan(p, queries_[a.query].data(), nullptr, DistanceType::kL2, nullptr, all));
+    }
+    std::map<uint64_t, float> by_row;
+    for (const VectorHit& h : all.Take()) by_row[h.row] = h.distance;
+    ASSERT_EQ(by_row.size(), 4000u);
+    for (size_t i = 0; i < a.rows.size(); ++i) {
+      ASSERT_TRUE(by_row.count(a.rows[i]));
+      EXPECT_NEAR(by_row[a.rows[i]], a.distances[i], 1e-4 * std::max(1.0, std::abs(a.distances[i])));
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
 
 // Lancet builds the indexes on copies of the reference's tables; the reference lists
 // them, plans with them and its vectorSearch answers equal Lancet's Search.
