@@ -21,6 +21,7 @@
 #include "lancet/index/vector_index.h"
 #include "lancet/table/dataset.h"
 #include "util/test_macros.h"
+#include "vector_test_util.h"
 
 namespace lancet::index {
 namespace {
@@ -243,6 +244,35 @@ TEST_F(VectorReferenceTest, ReferenceSearchesLancetIndexes) {
     EXPECT_NE(plan.find("ANNIvfPartition: uuid=" + uuids[b.table]), std::string::npos) << b.table << "\n" << plan;
     CheckAnswers(db, answers, b.table, b.type, b.distance, 1e-4);
   }
+}
+
+// With stable row ids the index stores row ids, not addresses: Lancet's Search and
+// the reference's vectorSearch of Lancet's index name the same rows by their ids.
+TEST_F(VectorReferenceTest, StableRowIds) {
+  const std::string db = dir_ + "/stable";
+  const std::vector<float> data = ClusteredVectors(3000, 32, 12, 7);
+  ASSERT_OK(WriteVectorDataset(db + "/s.lance", data, 32, {2000, 1000}, /*stable_row_ids=*/true));
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/s.lance"));
+  ASSERT_TRUE(ds->stable_row_ids());
+  CreateVectorIndexOptions options;
+  options.params = {{"num_partitions", "8"}};
+  ASSERT_OK(CreateVectorIndex(*ds, "vec", VectorIndexType::kIvfFlat, options).status());
+  const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                          "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_search.mjs' '" +
+                          testing::PeerHarnessDir() + "/lib/peer.mjs' '" + db + "' '" + dir_ +
+                          "/queries.json' s:l2 2>'" + dir_ + "/stable.err'";
+  std::vector<Answer> answers;
+  std::vector<nlohmann::json> reports;
+  ASSERT_TRUE(RunNode(cmd, &answers, &reports)) << "the peer search script failed";
+  bool second_fragment = false;
+  for (const Answer& a : answers) {
+    for (uint64_t r : a.rows) {
+      EXPECT_LT(r, 3000u) << "a row address where a row id belongs";
+      second_fragment = second_fragment || r >= 2000;
+    }
+  }
+  EXPECT_TRUE(second_fragment);
+  CheckAnswers(db, answers, "s", VectorIndexType::kIvfFlat, DistanceType::kL2, 1e-4);
 }
 
 }  // namespace

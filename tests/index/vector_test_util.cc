@@ -33,7 +33,7 @@ std::vector<float> ClusteredVectors(size_t n, uint32_t dim, uint32_t clusters, u
 }
 
 Status WriteVectorDataset(const std::string& uri, const std::vector<float>& data, uint32_t dim,
-                          const std::vector<uint64_t>& fragment_rows) {
+                          const std::vector<uint64_t>& fragment_rows, bool stable_row_ids) {
   const DataType vec_type = FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat32)), static_cast<int32_t>(dim));
   Schema schema;
   schema.fields = {MakeField("id", MakeType(TypeId::kInt32), false), MakeField("vec", vec_type)};
@@ -49,6 +49,7 @@ Status WriteVectorDataset(const std::string& uri, const std::vector<float>& data
     ASSIGN_OR_RETURN(Array vec, MakeFixedSizeListArray(vec_type, static_cast<int64_t>(n), child));
     table::WriteParams params;
     params.mode = f == 0 ? table::WriteMode::kCreate : table::WriteMode::kAppend;
+    params.enable_stable_row_ids = stable_row_ids;
     RETURN_IF_ERROR(
         table::WriteDataset(uri, schema, {RecordBatch{schema, static_cast<int64_t>(n), {id, vec}}}, params).status());
     begin += n;
