@@ -6,6 +6,7 @@
 #include "index/index_types.h"
 #include "index/scalar_index.h"
 #include "index/value_order.h"
+#include "index/vector_build.h"
 #include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"
 #include "lancet/index/vector_index.h"
@@ -136,7 +137,8 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
   for (const auto& [name, segments] : by_name) {
     const table::IndexMetadata& first = *segments.front();
     std::optional<ScalarIndexType> type = ScalarTypeOf(first);
-    if (!IsUsable(first) || !type || first.fields.size() != 1) continue;
+    const bool vector = IsUsableVector(first);
+    if ((!vector && (!IsUsable(first) || !type)) || first.fields.size() != 1) continue;
     std::set<uint64_t> covered;
     for (const table::IndexMetadata* s : segments) covered.insert(s->fragment_ids.begin(), s->fragment_ids.end());
     bool complete = segments.size() == 1;
@@ -146,7 +148,9 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
     if (!field) continue;
     if (progress) progress(name);
     CreateIndexOptions options;
-    auto built = BuildSegment(dataset, *field, *type, name, options);
+    // Vector segments keep their trained model (centroids, codebook) and re-partition
+    // every row; scalar ones are rebuilt from the column.
+    auto built = vector ? RebuildVectorSegment(dataset, first) : BuildSegment(dataset, *field, *type, name, options);
     if (!built.ok()) {
       cleanup();
       return built.status();

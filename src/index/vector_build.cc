@@ -8,9 +8,11 @@
 #include <random>
 #include <thread>
 
+#include "index/index_file.h"
 #include "index/index_segment.h"
 #include "index/ivf_writer.h"
 #include "index/kmeans.h"
+#include "index/vector_build.h"
 #include "index/vector_details.h"
 #include "lancet/index/vector_index.h"
 
@@ -178,7 +180,6 @@ Status Assign(const table::Dataset& dataset, const Field& field, VectorIndexType
               const Trained& trained, PartitionShuffler& shuffler, const CreateVectorIndexOptions& options,
               uint64_t total_rows) {
   const uint32_t dim = trained.model.dim;
-  const uint32_t parts = static_cast<uint32_t>(trained.model.centroids.size() / dim);
   const DistanceType part_metric = distance == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2;
   const size_t payload = type == VectorIndexType::kIvfFlat ? dim * sizeof(float)
                          : type == VectorIndexType::kIvfPq ? trained.pq.num_sub_vectors
@@ -219,7 +220,6 @@ Status Assign(const table::Dataset& dataset, const Field& field, VectorIndexType
         }
         work(0, std::min(n, chunk));
         for (std::thread& t : pool) t.join();
-        (void)parts;
         for (size_t i = 0; i < n; ++i) RETURN_IF_ERROR(shuffler.Add(assign[i], rows[i], encoded.data() + i * payload));
         done += batch_rows;
         if (options.progress) options.progress(done, total_rows);
@@ -249,6 +249,59 @@ VectorDetails DetailsFor(VectorIndexType type, DistanceType distance, const Buil
   return d;
 }
 
+// Partitions, encodes and writes every row of `dataset` with a trained model into a
+// new segment `name`; nothing is committed (the files are removed on failure).
+Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const Field& field, VectorIndexType type,
+                                          DistanceType distance, const std::string& name, const BuildParams& params,
+                                          const Trained& trained, const CreateVectorIndexOptions& options) {
+  table::IndexMetadata meta;
+  meta.uuid = RandomUuid();
+  meta.name = name;
+  meta.fields = {field.id};
+  meta.dataset_version = dataset.version();
+  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
+  meta.type_url = kVectorIndexTypeUrl;
+  meta.index_version = kVectorIndexVersion;
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+  std::shared_ptr<io::ObjectStore> store = dataset.store();
+  const uint64_t total = dataset.CountRows();
+  Status st = [&]() -> Status {
+    const uint32_t dim = trained.model.dim;
+    const uint32_t parts = static_cast<uint32_t>(trained.model.centroids.size() / dim);
+    const size_t payload = type == VectorIndexType::kIvfFlat ? dim * sizeof(float)
+                           : type == VectorIndexType::kIvfPq ? trained.pq.num_sub_vectors
+                                                             : dim;
+    PartitionShuffler shuffler(parts, payload, options.memory_budget);
+    RETURN_IF_ERROR(Assign(dataset, field, type, distance, trained, shuffler, options, total));
+    IvfWriteSpec spec;
+    spec.type = type;
+    spec.distance = distance;
+    spec.kind = type == VectorIndexType::kIvfFlat ? StorageKind::kFlat
+                : type == VectorIndexType::kIvfPq ? StorageKind::kPq
+                                                  : StorageKind::kSq;
+    spec.model = &trained.model;
+    spec.pq = &trained.pq;
+    spec.sq = &trained.sq;
+    ASSIGN_OR_RETURN(std::vector<IndexFileEntry> files, WriteIvfSegment(store, dir, spec, shuffler));
+    for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
+    meta.details = SerializeVectorDetails(DetailsFor(type, distance, params, trained));
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    DeleteSegment(*store, dir);
+    return st;
+  }
+  meta.created_at_ms = NowMs();
+  return meta;
+}
+
+const Field* FieldById(const Schema& schema, int32_t id) {
+  for (const Field& f : schema.fields) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, const std::string& column,
@@ -275,52 +328,57 @@ Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, co
     if (!options.replace) return Status::AlreadyExists(dataset.uri() + ": an index named '" + name + "' exists");
     removed.push_back(m.uuid);
   }
-
-  table::IndexMetadata meta;
-  meta.uuid = RandomUuid();
-  meta.name = name;
-  meta.fields = {field.id};
-  meta.dataset_version = dataset.version();
-  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
-  meta.type_url = kVectorIndexTypeUrl;
-  meta.index_version = kVectorIndexVersion;
-  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-  std::shared_ptr<io::ObjectStore> store = dataset.store();
-  const uint64_t total = dataset.CountRows();
-  Status st = [&]() -> Status {
-    ASSIGN_OR_RETURN(Trained trained, Train(dataset, field, type, options.distance, params, total));
-    const uint32_t dim = trained.model.dim;
-    const uint32_t parts = static_cast<uint32_t>(trained.model.centroids.size() / dim);
-    const size_t payload = type == VectorIndexType::kIvfFlat ? dim * sizeof(float)
-                           : type == VectorIndexType::kIvfPq ? trained.pq.num_sub_vectors
-                                                             : dim;
-    PartitionShuffler shuffler(parts, payload, options.memory_budget);
-    RETURN_IF_ERROR(Assign(dataset, field, type, options.distance, trained, shuffler, options, total));
-    IvfWriteSpec spec;
-    spec.type = type;
-    spec.distance = options.distance;
-    spec.kind = type == VectorIndexType::kIvfFlat ? StorageKind::kFlat
-                : type == VectorIndexType::kIvfPq ? StorageKind::kPq
-                                                  : StorageKind::kSq;
-    spec.model = &trained.model;
-    spec.pq = &trained.pq;
-    spec.sq = &trained.sq;
-    ASSIGN_OR_RETURN(std::vector<IndexFileEntry> files, WriteIvfSegment(store, dir, spec, shuffler));
-    for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
-    meta.details = SerializeVectorDetails(DetailsFor(type, options.distance, params, trained));
-    return Status::OK();
-  }();
-  if (!st.ok()) {
-    DeleteSegment(*store, dir);
-    return st;
-  }
-  meta.created_at_ms = NowMs();
+  ASSIGN_OR_RETURN(Trained trained, Train(dataset, field, type, options.distance, params, dataset.CountRows()));
+  ASSIGN_OR_RETURN(table::IndexMetadata meta,
+                   WriteSegment(dataset, field, type, options.distance, name, params, trained, options));
   auto committed = table::CommitIndexChange(dataset, {meta}, removed);
   if (!committed.ok()) {
-    DeleteSegment(*store, dir);
+    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+    DeleteSegment(*dataset.store(), dir);
     return committed.status();
   }
   return meta;
+}
+
+Result<table::IndexMetadata> RebuildVectorSegment(const table::Dataset& dataset, const table::IndexMetadata& model) {
+  ASSIGN_OR_RETURN(VectorDetails details, ParseVectorDetails(model));
+  if (!details.type || *details.type == VectorIndexType::kIvfHnswSq || !IsUsableVector(model)) {
+    return Status::NotSupported(dataset.uri() + ": index '" + model.name + "' is a kind Lancet does not rebuild");
+  }
+  const VectorIndexType type = *details.type;
+  const Field* field = model.fields.size() == 1 ? FieldById(dataset.schema(), model.fields[0]) : nullptr;
+  if (!field || field->type.id != TypeId::kFixedSizeList) {
+    return Status::Corruption(dataset.uri() + ": index '" + model.name + "' does not cover one vector column");
+  }
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(model));
+  ASSIGN_OR_RETURN(std::unique_ptr<format::FileReader> main, OpenIndexFile(*dataset.store(), dir, kIndexFileName));
+  Trained trained;
+  ASSIGN_OR_RETURN(trained.model, ReadIvfModel(*main));
+  if (trained.model.dim != static_cast<uint32_t>(field->type.list_size) || trained.model.num_partitions() == 0) {
+    return Status::Corruption(main->path() + ": the IVF model does not fit column '" + field->name + "'");
+  }
+  // The writer lays the partitions out anew: only the centroids carry over.
+  trained.model.offsets.clear();
+  trained.model.lengths.clear();
+  const StorageKind kind = type == VectorIndexType::kIvfFlat ? StorageKind::kFlat
+                           : type == VectorIndexType::kIvfPq ? StorageKind::kPq
+                                                             : StorageKind::kSq;
+  ASSIGN_OR_RETURN(std::unique_ptr<format::FileReader> aux_file,
+                   OpenIndexFile(*dataset.store(), dir, kAuxiliaryFileName));
+  ASSIGN_OR_RETURN(std::unique_ptr<IvfStorage> aux, IvfStorage::Open(std::move(aux_file), kind, trained.model.dim));
+  trained.pq = aux->codebook();
+  trained.sq = aux->bounds();
+  BuildParams params;
+  auto hint = [&](const char* key, uint32_t fallback) {
+    auto it = details.runtime_hints.find(key);
+    uint32_t v = 0;
+    if (it == details.runtime_hints.end()) return fallback;
+    const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+    return ec == std::errc() && v > 0 ? v : fallback;
+  };
+  params.max_iterations = hint("lance.ivf.max_iters", params.max_iterations);
+  params.sample_rate = hint("lance.ivf.sample_rate", params.sample_rate);
+  return WriteSegment(dataset, *field, type, details.distance, model.name, params, trained, {});
 }
 
 }  // namespace lancet::index

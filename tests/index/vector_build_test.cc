@@ -207,6 +207,45 @@ TEST_F(VectorBuildTest, DamagedFilesAreErrorsNamingTheFile) {
   EXPECT_TRUE(VectorIndex::Open(*latest, meta).ok());
 }
 
+// An append leaves a fragment unindexed; OptimizeIndices replaces the segment by one
+// over every fragment that keeps the trained centroids and codebook.
+TEST_F(VectorBuildTest, OptimizeCoversAppendedFragmentsWithTheSameModel) {
+  auto ds = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  CreateVectorIndexOptions options;
+  options.params = {{"num_partitions", "8"}, {"num_sub_vectors", "8"}};
+  ASSERT_OK_AND_ASSIGN(table::IndexMetadata before, CreateVectorIndex(*ds, "vec", VectorIndexType::kIvfPq, options));
+  const std::vector<float> more = ClusteredVectors(500, 32, 24, 99);
+  ASSERT_OK(WriteVectorDataset(dir_ + "/t.lance", more, 32, {500}));
+  auto appended = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_EQ(appended->fragments().size(), 3u);
+  ASSERT_OK_AND_ASSIGN(OptimizeIndicesResult result, OptimizeIndices(*appended));
+  ASSERT_EQ(result.rebuilt, (std::vector<std::string>{"vec_idx"}));
+  auto latest = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto indices, latest->ListIndices());
+  ASSERT_EQ(indices.size(), 1u);
+  const table::IndexMetadata& after = indices[0];
+  EXPECT_NE(after.uuid, before.uuid);
+  EXPECT_EQ(after.fragment_ids, (std::vector<uint64_t>{0, 1, 2}));
+  auto model = [&](const table::IndexMetadata& m) {
+    auto dir = latest->IndexDirectory(m).MoveValue();
+    return ReadIvfModel(*OpenIndexFile(*latest->store(), dir, "index.idx").MoveValue()).MoveValue().centroids;
+  };
+  EXPECT_EQ(model(after), model(before));
+  ASSERT_OK_AND_ASSIGN(auto index, VectorIndex::Open(*latest, after));
+  // Every row is in the new segment, the appended fragment's too.
+  VectorSearchParams sp;
+  sp.k = 7000;
+  sp.nprobes = 8;
+  const std::vector<float> q(more.begin(), more.begin() + 32);
+  ASSERT_OK_AND_ASSIGN(auto hits, index->Search(q.data(), sp, nullptr));
+  EXPECT_EQ(hits.size(), 6500u);
+  size_t appended_rows = 0;
+  for (const VectorHit& h : hits) appended_rows += (h.row >> 32) == 2 ? 1 : 0;
+  EXPECT_EQ(appended_rows, 500u);
+  ASSERT_OK_AND_ASSIGN(OptimizeIndicesResult again, OptimizeIndices(*latest));
+  EXPECT_TRUE(again.rebuilt.empty());
+}
+
 TEST(IvfModelTest, PartitionsPastTheFileAreCorruption) {
   IvfModel model;
   model.AddPartition(10);

@@ -48,7 +48,7 @@ Status WriteVectorDataset(const std::string& uri, const std::vector<float>& data
     ASSIGN_OR_RETURN(Array child, ArrayFromVector(MakeType(TypeId::kFloat32), values));
     ASSIGN_OR_RETURN(Array vec, MakeFixedSizeListArray(vec_type, static_cast<int64_t>(n), child));
     table::WriteParams params;
-    params.mode = f == 0 ? table::WriteMode::kCreate : table::WriteMode::kAppend;
+    params.mode = table::WriteMode::kAppend;  // creates the dataset when absent
     params.enable_stable_row_ids = stable_row_ids;
     RETURN_IF_ERROR(
         table::WriteDataset(uri, schema, {RecordBatch{schema, static_cast<int64_t>(n), {id, vec}}}, params).status());

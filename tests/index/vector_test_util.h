@@ -14,7 +14,7 @@ namespace lancet::index {
 std::vector<float> ClusteredVectors(size_t n, uint32_t dim, uint32_t clusters, uint32_t seed);
 
 /// Writes columns id:int32, vec:fixed_size_list<float32, dim> as one fragment per
-/// entry of `fragment_rows` (rows in order), creating the dataset at `uri` (with
+/// entry of `fragment_rows` (rows in order), appending to the dataset at `uri` or creating it (with
 /// stable row ids when asked).
 Status WriteVectorDataset(const std::string& uri, const std::vector<float>& data, uint32_t dim,
                           const std::vector<uint64_t>& fragment_rows, bool stable_row_ids = false);
