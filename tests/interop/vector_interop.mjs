@@ -7,8 +7,9 @@
 //   - the reference lists it (indexType, version, rows, size) and indexStats agree;
 //   - its explainPlan searches it (ANNSubIndex, ANNIvfPartition with Lancet's uuid);
 //   - its ANN results reach recall@10 >= 0.9 against its own exact search;
-//   - after its add() it scans the new rows too, and its optimize() merges them into
-//     Lancet's index (reading Lancet's files) and keeps the recall;
+//   - after its add() it scans the new rows too; `lancet index optimize` (l2 kinds)
+//     covers them and the reference uses the new segment; its own optimize() merges
+//     them into Lancet's index (reading Lancet's files) and keeps the recall;
 //   - `lancet index list` names the kind.
 // Lancet's own search of these tables (`lancet search`) is compared in the scan layer's
 // interop. Prints one PASS/FAIL line per check; exits 0 only when all pass.
@@ -115,6 +116,16 @@ for (const [name, type, metric, params, listed, statsType, refine] of KINDS) {
          JSON.stringify(st2));
   const r2 = await recall(t, metric, refine);
   report(r2 >= 0.9, `${name}: recall with the unindexed fragment`, r2.toFixed(3));
+  if (metric === "l2") {
+    // Lancet's optimize: one segment over every fragment, same centroids and codebook.
+    run(["index", "optimize", dir], "lancet index optimize");
+    await t.checkoutLatest();
+    const idx2 = (await t.listIndices())[0];
+    report(idx2.indexUuid !== uuid && idx2.numIndexedRows === 6500 && idx2.numUnindexedRows === 0 &&
+           idx2.numSegments === 1, `${name}: the reference lists lancet's optimized index`, JSON.stringify(idx2));
+    const rl = await recall(t, metric, refine);
+    report(rl >= 0.9, `${name}: recall through lancet's optimized index`, rl.toFixed(3));
+  }
   await t.optimize();
   const st3 = await t.indexStats("vec_idx");
   report(st3.numIndexedRows === 6500 && st3.numUnindexedRows === 0, `${name}: the reference's optimize merges into it`,
