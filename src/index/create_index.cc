@@ -1,41 +1,18 @@
 // Building, dropping and optimizing scalar indexes: a streamed scan of the column feeds
 // the type's builder, and the segment is committed as a CreateIndex transaction.
-#include <chrono>
-#include <random>
 #include <set>
 
+#include "index/index_segment.h"
 #include "index/index_types.h"
 #include "index/scalar_index.h"
 #include "index/value_order.h"
+#include "index/vector_build.h"
+#include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index/vector_index.h"
 
 namespace lancet::index {
 namespace {
-
-std::string RandomUuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  uint8_t b[16];
-  for (int i = 0; i < 16; i += 8) {
-    const uint64_t v = rng();
-    for (int j = 0; j < 8; ++j) b[i + j] = static_cast<uint8_t>(v >> (8 * j));
-  }
-  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
-  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
-    s.push_back(kHex[b[i] >> 4]);
-    s.push_back(kHex[b[i] & 15]);
-  }
-  return s;
-}
-
-uint64_t NowMs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
 
 bool ZoneType(ScalarIndexType t) { return t == ScalarIndexType::kZoneMap || t == ScalarIndexType::kBloomFilter; }
 
@@ -48,14 +25,6 @@ Status CheckColumnType(const Field& field, ScalarIndexType type, const std::stri
   if (IsOrderable(field.type)) return Status::OK();
   return Status::InvalidArgument(where + ": a " + std::string(ScalarIndexTypeName(type)) +
                                  " index cannot hold values of type " + field.type.ToString());
-}
-
-void DeleteSegment(io::ObjectStore& store, const std::string& dir) {
-  auto listed = store.List(dir);
-  if (!listed.ok()) return;
-  for (const io::ObjectInfo& f : *listed) {
-    if (!f.is_dir) (void)store.Delete(dir + "/" + f.path);
-  }
 }
 
 // Builds one segment of `type` over every fragment of `dataset`; its files are written
@@ -168,7 +137,8 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
   for (const auto& [name, segments] : by_name) {
     const table::IndexMetadata& first = *segments.front();
     std::optional<ScalarIndexType> type = ScalarTypeOf(first);
-    if (!IsUsable(first) || !type || first.fields.size() != 1) continue;
+    const bool vector = IsUsableVector(first);
+    if ((!vector && (!IsUsable(first) || !type)) || first.fields.size() != 1) continue;
     std::set<uint64_t> covered;
     for (const table::IndexMetadata* s : segments) covered.insert(s->fragment_ids.begin(), s->fragment_ids.end());
     bool complete = segments.size() == 1;
@@ -178,7 +148,9 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
     if (!field) continue;
     if (progress) progress(name);
     CreateIndexOptions options;
-    auto built = BuildSegment(dataset, *field, *type, name, options);
+    // Vector segments keep their trained model (centroids, codebook) and re-partition
+    // every row; scalar ones are rebuilt from the column.
+    auto built = vector ? RebuildVectorSegment(dataset, first) : BuildSegment(dataset, *field, *type, name, options);
     if (!built.ok()) {
       cleanup();
       return built.status();
@@ -208,10 +180,11 @@ Result<std::vector<IndexStats>> DescribeIndices(const table::Dataset& dataset) {
       IndexStats s;
       s.name = m.name;
       std::optional<ScalarIndexType> type = ScalarTypeOf(m);
-      s.type = type ? ScalarIndexTypeName(*type) : m.type_url;
+      std::optional<VectorIndexType> vector_type = VectorTypeOf(m);
+      s.type = type ? ScalarIndexTypeName(*type) : vector_type ? VectorIndexTypeName(*vector_type) : m.type_url;
       const Field* field = m.fields.empty() ? nullptr : FieldById(dataset.schema(), m.fields[0]);
       s.column = field ? field->name : "";
-      s.usable = IsUsable(m);
+      s.usable = IsUsable(m) || (vector_type && IsUsableVector(m));
       out.push_back(std::move(s));
     }
     IndexStats& s = out[it->second];

@@ -1,8 +1,10 @@
-// `lancet index create|list|drop|optimize`: scalar indexes.
+// `lancet index create|list|drop|optimize`: scalar and vector indexes.
 #include <cstdio>
+#include <map>
 
 #include "lancet/commands.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index/vector_index.h"
 #include "lancet/progress.h"
 
 namespace lancet::cli {
@@ -14,6 +16,7 @@ struct IndexState {
   std::string type;
   std::string name;
   std::vector<std::string> params;
+  std::string distance;
   bool no_replace = false;
   Progress progress;
   CLI::App* create = nullptr;
@@ -21,32 +24,69 @@ struct IndexState {
   CLI::App* drop = nullptr;
   CLI::App* optimize = nullptr;
 
+  // Reports a failed build: usage errors for what the user can fix in the command.
+  int BuildFailed(const Status& st) const {
+    if (st.IsInvalidArgument() || st.IsNotFound() || st.code() == StatusCode::kAlreadyExists)
+      return ReportUsage(st.message());
+    return ReportError(st, dataset);
+  }
+
   int Create(const table::Dataset& ds) {
-    auto type_id = index::ParseScalarIndexType(type);
-    if (!type_id.ok()) return ReportUsage("--type: " + type_id.status().message());
-    index::CreateIndexOptions options;
-    options.name = name;
-    options.replace = !no_replace;
+    std::map<std::string, std::string> parsed;
     for (const std::string& p : params) {
       const size_t eq = p.find('=');
       if (eq == std::string::npos || eq == 0) return ReportUsage("--param wants KEY=VALUE, got '" + p + "'");
-      options.params[p.substr(0, eq)] = p.substr(eq + 1);
+      parsed[p.substr(0, eq)] = p.substr(eq + 1);
     }
-    options.progress = [this](uint64_t done, uint64_t total) {
+    auto report = [this](uint64_t done, uint64_t total) {
       progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
     };
+    if (auto vector_type = index::ParseVectorIndexType(type); vector_type.ok())
+      return CreateVector(ds, *vector_type, parsed);
+    auto type_id = index::ParseScalarIndexType(type);
+    if (!type_id.ok()) {
+      return ReportUsage("--type: unknown index type '" + type +
+                         "' (choose btree, bitmap, label_list, zonemap, bloomfilter, ivf_flat, ivf_pq, ivf_sq or "
+                         "ivf_hnsw_sq)");
+    }
+    if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
+    index::CreateIndexOptions options;
+    options.name = name;
+    options.replace = !no_replace;
+    options.params = std::move(parsed);
+    options.progress = report;
     auto made = index::CreateScalarIndex(ds, column, *type_id, options);
     progress.Done();
-    if (!made.ok()) {
-      const Status& st = made.status();
-      if (st.IsInvalidArgument() || st.IsNotFound() || st.code() == StatusCode::kAlreadyExists)
-        return ReportUsage(st.message());
-      return ReportError(st, dataset);
-    }
+    if (!made.ok()) return BuildFailed(made.status());
     uint64_t bytes = 0;
     for (const auto& f : made->files) bytes += f.size_bytes;
     std::printf("index '%s' (%s) on '%s': %s in _indices/%s\n", made->name.c_str(),
                 index::ScalarIndexTypeName(*type_id), column.c_str(), HumanBytes(bytes).c_str(), made->uuid.c_str());
+    return kExitOk;
+  }
+
+  int CreateVector(const table::Dataset& ds, index::VectorIndexType type_id,
+                   std::map<std::string, std::string> parsed) {
+    index::CreateVectorIndexOptions options;
+    if (!distance.empty()) {
+      auto d = index::ParseDistanceType(distance);
+      if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
+      options.distance = *d;
+    }
+    options.name = name;
+    options.replace = !no_replace;
+    options.params = std::move(parsed);
+    options.progress = [this](uint64_t done, uint64_t total) {
+      progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
+    };
+    auto made = index::CreateVectorIndex(ds, column, type_id, options);
+    progress.Done();
+    if (!made.ok()) return BuildFailed(made.status());
+    uint64_t bytes = 0;
+    for (const auto& f : made->files) bytes += f.size_bytes;
+    std::printf("index '%s' (%s, %s) on '%s': %s in _indices/%s\n", made->name.c_str(),
+                index::VectorIndexTypeName(type_id), index::DistanceTypeName(options.distance), column.c_str(),
+                HumanBytes(bytes).c_str(), made->uuid.c_str());
     return kExitOk;
   }
 
@@ -92,16 +132,22 @@ struct IndexState {
 
 Command AddIndexCommand(CLI::App& root) {
   auto state = std::make_shared<IndexState>();
-  CLI::App* app = root.add_subcommand("index", "Create, list, drop or optimize scalar indexes (docs/indexes.md)");
+  CLI::App* app = root.add_subcommand(
+      "index", "Create, list, drop or optimize scalar and vector indexes (docs/indexes.md, docs/vector-indexes.md)");
   app->require_subcommand(1);
   state->create = app->add_subcommand("create", "Index COLUMN and commit the index as a new version");
   state->create->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->create->add_option("COLUMN", state->column, "Top-level column to index")->required();
-  state->create->add_option("--type,-t", state->type, "btree, bitmap, label_list, zonemap or bloomfilter")->required();
+  state->create
+      ->add_option("--type,-t", state->type,
+                   "btree, bitmap, label_list, zonemap, bloomfilter; vector: ivf_flat, ivf_pq, ivf_sq, ivf_hnsw_sq")
+      ->required();
+  state->create->add_option("--distance", state->distance, "Vector indexes: l2 (default), cosine or dot");
   state->create->add_option("--name", state->name, "Index name (default: COLUMN_idx)");
   state->create
       ->add_option("--param", state->params,
-                   "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; repeatable")
+                   "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; vector "
+                   "num_partitions, num_sub_vectors, num_bits, max_iterations, sample_rate; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
   state->progress.AddOption(*state->create);

@@ -37,6 +37,9 @@ struct CreateVectorIndexOptions {
   std::map<std::string, std::string> params;
   bool replace = true;
   std::function<void(uint64_t, uint64_t)> progress;  // (rows so far, rows in total)
+  /// Bytes of partitioned rows the build holds before it spills them to a temporary
+  /// file (the training sample comes on top: partitions x sample_rate vectors).
+  uint64_t memory_budget = 256ULL << 20;
 };
 
 /// \brief Builds a vector index of `type` on fixed-size-list column `column` over every

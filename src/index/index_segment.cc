@@ -1,0 +1,42 @@
+// Segment names, timestamps and cleanup shared by the scalar and vector builders.
+#include "index/index_segment.h"
+
+#include <chrono>
+#include <random>
+
+namespace lancet::index {
+
+std::string RandomUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint8_t b[16];
+  for (int i = 0; i < 16; i += 8) {
+    const uint64_t v = rng();
+    for (int j = 0; j < 8; ++j) b[i + j] = static_cast<uint8_t>(v >> (8 * j));
+  }
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s.push_back('-');
+    s.push_back(kHex[b[i] >> 4]);
+    s.push_back(kHex[b[i] & 15]);
+  }
+  return s;
+}
+
+uint64_t NowMs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+void DeleteSegment(io::ObjectStore& store, const std::string& dir) {
+  auto listed = store.List(dir);
+  if (!listed.ok()) return;
+  for (const io::ObjectInfo& f : *listed) {
+    if (!f.is_dir) (void)store.Delete(dir + "/" + f.path);
+  }
+}
+
+}  // namespace lancet::index
