@@ -1,0 +1,176 @@
+// HNSW graphs the reference (lance 12 through the Node peer) wrote into an IVF_HNSW_SQ
+// index.idx: they parse, hold the structure docs/hnsw-format.md describes, and searching
+// them over the original vectors finds the true neighbours. Skipped when node or the peer
+// is not installed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/peer.h"
+#include "hnsw_test_util.h"
+#include "index/hnsw.h"
+#include "index/index_file.h"
+#include "lancet/index/distance.h"
+#include "lancet/io/object_store.h"
+#include "util/test_macros.h"
+
+namespace lancet::index {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uint32_t kDim = 16;
+
+struct Partition {
+  HnswGraph graph;
+  std::vector<uint64_t> rows;  // storage row -> row address
+};
+
+class HnswReferenceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (std::system("node --version > /dev/null 2>&1") != 0) return;
+    if (!fs::exists(testing::PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return;
+    std::string tmpl = (fs::temp_directory_path() / "lancet-hnswref-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) return;
+    dir_ = tmpl;
+    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                            "' node '" LANCET_SOURCE_DIR "/tests/index/hnsw_reference.mjs' '" +
+                            testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "' > '" + dir_ + "/peer.err' 2>&1";
+    ok_ = std::system(cmd.c_str()) == 0;
+  }
+  static void TearDownTestSuite() {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  void SetUp() override {
+    if (dir_.empty()) GTEST_SKIP() << "node or the lance peer is not installed";
+    ASSERT_TRUE(ok_) << "the peer script failed; see " << dir_ << "/peer.err";
+  }
+  static std::string SegmentDir() {
+    for (const auto& e : fs::directory_iterator(dir_ + "/db/t.lance/_indices")) return e.path().string();
+    return "";
+  }
+  static std::vector<float> Vectors() {
+    std::ifstream in(dir_ + "/vectors.f32", std::ios::binary);
+    std::vector<float> v(3000 * kDim);
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+    return v;
+  }
+  // Every partition of the segment: graph rows from index.idx, row addresses from
+  // auxiliary.idx. Partitions are consecutive in both files.
+  static void Load(std::vector<Partition>* parts, std::vector<std::string>* metadata) {
+    auto store = io::LocalFileSystem();
+    ASSERT_OK_AND_ASSIGN(auto index, OpenIndexFile(*store, SegmentDir(), "index.idx"));
+    ASSERT_OK_AND_ASSIGN(auto aux, OpenIndexFile(*store, SegmentDir(), "auxiliary.idx"));
+    const Schema& schema = index->file_schema();
+    ASSERT_EQ(schema.fields.size(), 3u);
+    EXPECT_EQ(schema.fields[0].name, kHnswVectorIdColumn);
+    EXPECT_EQ(schema.fields[0].type.ToString(), "uint32");
+    EXPECT_EQ(schema.fields[1].name, kHnswNeighborsColumn);
+    EXPECT_EQ(schema.fields[1].type.ToString(), "list<uint32>");
+    EXPECT_EQ(schema.fields[2].name, kHnswDistanceColumn);
+    EXPECT_EQ(schema.fields[2].type.ToString(), "list<float32>");
+    const auto doc = nlohmann::json::parse(IndexFileMetadata(*index, kHnswMetadataKey), nullptr, false);
+    ASSERT_TRUE(doc.is_array());
+    uint64_t graph_row = 0, storage_row = 0;
+    for (const auto& entry : doc) {
+      ASSERT_TRUE(entry.is_string()) << "lance:hnsw holds one JSON string per partition";
+      metadata->push_back(entry.get<std::string>());
+      const auto meta = nlohmann::json::parse(metadata->back());
+      const uint64_t rows = meta["level_offsets"].back().get<uint64_t>();
+      const uint64_t n = meta["level_offsets"][1].get<uint64_t>();
+      ASSERT_OK_AND_ASSIGN(Array ids, ReadIndexColumn(*index, 0, graph_row, graph_row + rows));
+      ASSERT_OK_AND_ASSIGN(Array nbs, ReadIndexColumn(*index, 1, graph_row, graph_row + rows));
+      ASSERT_OK_AND_ASSIGN(Array ds, ReadIndexColumn(*index, 2, graph_row, graph_row + rows));
+      ASSERT_OK_AND_ASSIGN(Array addrs, ReadIndexColumn(*aux, 0, storage_row, storage_row + n));
+      Partition p;
+      ASSERT_OK_AND_ASSIGN(p.graph, HnswGraph::FromColumns(ids, nbs, &ds, metadata->back(), static_cast<uint32_t>(n),
+                                                           "reference partition"));
+      p.rows.assign(addrs.values<uint64_t>(), addrs.values<uint64_t>() + n);
+      parts->push_back(std::move(p));
+      graph_row += rows;
+      storage_row += n;
+    }
+    EXPECT_EQ(graph_row, index->num_rows());
+    EXPECT_EQ(storage_row, aux->num_rows());
+  }
+
+  static inline std::string dir_;
+  static inline bool ok_ = false;
+};
+
+TEST_F(HnswReferenceTest, GraphsHaveTheDocumentedStructure) {
+  std::vector<Partition> parts;
+  std::vector<std::string> metadata;
+  ASSERT_NO_FATAL_FAILURE(Load(&parts, &metadata));
+  ASSERT_EQ(parts.size(), 2u);
+  const auto vectors = Vectors();
+  for (size_t pi = 0; pi < parts.size(); ++pi) {
+    const HnswGraph& g = parts[pi].graph;
+    const uint32_t n = g.num_nodes();
+    // Our serialization of what we parsed is the reference's metadata, byte for byte.
+    EXPECT_EQ(g.MetadataJson(), metadata[pi]);
+    EXPECT_EQ(g.num_levels(), 7u);
+    EXPECT_EQ(g.params().m, 20u);
+    EXPECT_EQ(g.params().ef_construction, 300u);
+    // Levels are the seed-42 draws, and the entry point the first node at the top.
+    const auto levels = HnswLevels(n, 20, 7, 42);
+    const uint16_t top = *std::max_element(levels.begin(), levels.end());
+    EXPECT_EQ(g.entry_point(), std::find(levels.begin(), levels.end(), top) - levels.begin());
+    for (size_t level = 0; level < g.num_levels(); ++level) {
+      std::vector<uint32_t> want;
+      for (uint32_t id = 0; id < n; ++id) {
+        if (levels[id] >= level) want.push_back(id);
+      }
+      auto got = g.LevelNodes(level);
+      EXPECT_EQ(std::vector<uint32_t>(got.begin(), got.end()), want) << "level " << level;
+      for (uint32_t id : got) {
+        auto nb = g.Neighbors(level, id);
+        EXPECT_LE(nb.size(), level == 0 ? 41u : 20u);
+        EXPECT_FALSE(nb.empty() && got.size() > 1) << level << " " << id;
+        EXPECT_EQ(std::find(nb.begin(), nb.end(), id), nb.end()) << "self link";
+        for (uint32_t other : nb) EXPECT_GE(levels[other], level);
+        // _distance holds the SQ distance between the two nodes: close to the exact one.
+        auto ds = g.NeighborDistances(level, id);
+        for (size_t i = 0; i < nb.size(); ++i) {
+          const float exact = L2Distance(&vectors[(parts[pi].rows[id] & 0xffffffff) * kDim],
+                                         &vectors[(parts[pi].rows[nb[i]] & 0xffffffff) * kDim], kDim);
+          EXPECT_NEAR(ds[i], exact, 0.05 * exact + 1.0) << level << " " << id;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(HnswReferenceTest, SearchingWithExactDistancesFindsTheTrueNeighbours) {
+  std::vector<Partition> parts;
+  std::vector<std::string> metadata;
+  ASSERT_NO_FATAL_FAILURE(Load(&parts, &metadata));
+  const auto vectors = Vectors();
+  double recall = 0;
+  const uint32_t queries = 100;
+  HnswScratch scratch;
+  for (uint32_t q = 0; q < queries; ++q) {
+    const float* query = &vectors[(q * 29 % 3000) * kDim];
+    std::vector<HnswHit> merged;
+    for (const Partition& p : parts) {
+      const auto dist = [&](uint32_t id) {
+        return L2Distance(query, &vectors[(p.rows[id] & 0xffffffff) * kDim], kDim);
+      };
+      ASSERT_OK_AND_ASSIGN(auto hits, p.graph.Search(dist, 10, 30, nullptr, &scratch));
+      for (const HnswHit& h : hits) merged.push_back(HnswHit{static_cast<uint32_t>(p.rows[h.id]), h.distance});
+    }
+    std::sort(merged.begin(), merged.end(), [](const HnswHit& a, const HnswHit& b) { return a.distance < b.distance; });
+    merged.resize(std::min<size_t>(merged.size(), 10));
+    recall += Recall(merged, ExactNearest(vectors, kDim, query, 10));
+  }
+  recall /= queries;
+  EXPECT_GE(recall, 0.95);
+}
+
+}  // namespace
+}  // namespace lancet::index
