@@ -139,12 +139,13 @@ class HnswBuilder {
   };
   IdView Ids(uint32_t id, size_t level) const { return IdView{&adj_[id][level]}; }
 
-  // Algorithm 4 of the HNSW paper without extension or refill: nearest first, a
-  // candidate stays only if it is nearer to the node than to every one kept so far.
+  // Algorithm 4 of the HNSW paper with keepPrunedConnections (what lance 12 writes: lists
+  // fill up to the limit): nearest first, a candidate is kept if it is nearer to the node
+  // than to every one kept so far; the rest fill the free places, nearest first.
   void Prune(List& list, size_t limit) {
     if (list.size() <= limit) return;
     std::stable_sort(list.begin(), list.end(), [](const Cand& a, const Cand& b) { return DistLess(a.dist, b.dist); });
-    List kept;
+    List kept, pruned;
     kept.reserve(limit);
     for (const Cand& c : list) {
       if (kept.size() >= limit) break;
@@ -155,8 +156,9 @@ class HnswBuilder {
           break;
         }
       }
-      if (diverse) kept.push_back(c);
+      (diverse ? kept : pruned).push_back(c);
     }
+    for (size_t i = 0; kept.size() < limit && i < pruned.size(); ++i) kept.push_back(pruned[i]);
     list = std::move(kept);
   }
 

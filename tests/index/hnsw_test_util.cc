@@ -8,9 +8,9 @@
 
 namespace lancet::index {
 
-std::vector<float> ClusteredVectors(uint32_t n, uint32_t dim, uint32_t clusters, uint32_t seed) {
+std::vector<float> ClusteredVectors(uint32_t n, uint32_t dim, uint32_t clusters, uint32_t seed, float spread) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> centre(-10.0f, 10.0f);
+  std::uniform_real_distribution<float> centre(-spread, spread);
   std::normal_distribution<float> noise(0.0f, 1.0f);
   std::vector<float> centres(size_t{clusters} * dim);
   for (float& c : centres) c = centre(rng);

@@ -8,8 +8,9 @@
 
 namespace lancet::index {
 
-/// `n` row-major vectors of `dim` floats around `clusters` random centres (seeded).
-std::vector<float> ClusteredVectors(uint32_t n, uint32_t dim, uint32_t clusters, uint32_t seed);
+/// `n` row-major vectors of `dim` floats: unit normal noise around `clusters` random
+/// centres uniform in [-spread, spread]^dim (seeded).
+std::vector<float> ClusteredVectors(uint32_t n, uint32_t dim, uint32_t clusters, uint32_t seed, float spread = 10);
 
 /// The ids of the k nearest rows of `data` to `query` by squared L2, nearest first
 /// (rows `allowed` rejects are skipped).
