@@ -69,6 +69,18 @@ class HnswScratch {
 /// min(floor(-ln(u) / ln(m)), max_level - 1) in f32 with u = (next_u64 >> 40) / 2^24.
 std::vector<uint16_t> HnswLevels(uint32_t n, uint32_t m, uint16_t max_level, uint64_t seed);
 
+/// The three HNSW columns of index.idx with the reference's types and nullability (all
+/// nullable; list items named "item", nullable).
+std::vector<Field> HnswFields();
+
+/// The lance:hnsw value for per-partition objects `partitions` ("" for an empty
+/// partition): a JSON array of JSON strings.
+std::string HnswMetadataArray(const std::vector<std::string>& partitions);
+/// The per-partition strings of a lance:hnsw value; Corruption naming `where` unless it
+/// is a JSON array of `num_partitions` strings.
+Result<std::vector<std::string>> ParseHnswMetadataArray(std::string_view json, size_t num_partitions,
+                                                        const std::string& where);
+
 /// The reference's default beam width for a query of k results (k times the refine
 /// factor): k + k/2.
 inline uint32_t HnswDefaultEf(uint32_t k) { return k + k / 2; }

@@ -31,6 +31,32 @@ bool GetUnsigned(const nlohmann::json& obj, const char* key, uint64_t max, uint6
 
 }  // namespace
 
+std::vector<Field> HnswFields() {
+  return {MakeField(kHnswVectorIdColumn, MakeType(TypeId::kUInt32)),
+          MakeField(kHnswNeighborsColumn, ListOf(MakeField("item", MakeType(TypeId::kUInt32)))),
+          MakeField(kHnswDistanceColumn, ListOf(MakeField("item", MakeType(TypeId::kFloat32))))};
+}
+
+std::string HnswMetadataArray(const std::vector<std::string>& partitions) { return nlohmann::json(partitions).dump(); }
+
+Result<std::vector<std::string>> ParseHnswMetadataArray(std::string_view json, size_t num_partitions,
+                                                        const std::string& where) {
+  const nlohmann::json doc = nlohmann::json::parse(json.begin(), json.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    return Status::Corruption(where + ": " + kHnswMetadataKey + " is not a JSON array");
+  }
+  if (doc.size() != num_partitions) {
+    return Status::Corruption(where + ": " + kHnswMetadataKey + " lists " + std::to_string(doc.size()) +
+                              " partitions, the IVF model " + std::to_string(num_partitions));
+  }
+  std::vector<std::string> out;
+  for (const auto& e : doc) {
+    if (!e.is_string()) return Status::Corruption(where + ": " + kHnswMetadataKey + " holds a non-string entry");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
 Result<HnswGraph::Columns> HnswGraph::ToColumns() const {
   std::vector<uint32_t> ids;
   std::vector<uint64_t> offsets{0};

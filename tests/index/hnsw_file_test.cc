@@ -181,6 +181,19 @@ TEST(HnswFile, RefusesBadRows) {
   }
 }
 
+TEST(HnswFile, MetadataArray) {
+  const std::vector<std::string> parts = {Small().json, "", Small().json};
+  const std::string array = HnswMetadataArray(parts);
+  EXPECT_EQ(array.substr(0, 3), "[\"{");
+  ASSERT_OK_AND_ASSIGN(auto back, ParseHnswMetadataArray(array, 3, "index.idx"));
+  EXPECT_EQ(back, parts);
+  for (const char* bad : {"", "{}", "[1]", "[\"\",2]", "[\"\"]", "[\"\",\"\",\"\",\"\"]"}) {
+    auto r = ParseHnswMetadataArray(bad, 3, "index.idx");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+  }
+}
+
 // Random damage to ids, links and offsets: refused or parsed, and if parsed every
 // search ends with valid ids.
 TEST(HnswFile, RandomDamageNeverCrashes) {

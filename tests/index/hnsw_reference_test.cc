@@ -42,6 +42,41 @@ float SqDistance(const Partition& p, float range, uint32_t a, uint32_t b) {
   return static_cast<float>(sum) * (range * range) / (255.0f * 255.0f);
 }
 
+// Fields 2 (offsets) and 3 (lengths) of the lance.index.pb.IVF message in `buf`: packed
+// varints, as protobuf writes repeated integers.
+void IvfOffsetsAndLengths(const uint8_t* p, const uint8_t* end, std::vector<uint64_t>* offsets,
+                          std::vector<uint64_t>* lengths) {
+  const auto varint = [&](const uint8_t*& q) {
+    uint64_t v = 0;
+    for (int shift = 0; q < end && shift < 64; shift += 7) {
+      const uint8_t b = *q++;
+      v |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    return v;
+  };
+  while (p < end) {
+    const uint64_t tag = varint(p);
+    const uint64_t field = tag >> 3, wire = tag & 7;
+    if (wire == 0) {
+      const uint64_t v = varint(p);
+      if (field == 2) offsets->push_back(v);
+      if (field == 3) lengths->push_back(v);
+    } else if (wire == 2) {
+      const uint64_t len = varint(p);
+      const uint8_t* stop = p + std::min<uint64_t>(len, end - p);
+      while ((field == 2 || field == 3) && p < stop) (field == 2 ? offsets : lengths)->push_back(varint(p));
+      p = stop;
+    } else if (wire == 1) {
+      p += 8;
+    } else if (wire == 5) {
+      p += 4;
+    } else {
+      return;
+    }
+  }
+}
+
 class HnswReferenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -80,6 +115,14 @@ class HnswReferenceTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(auto aux, OpenIndexFile(*store, SegmentDir(), "auxiliary.idx"));
     const Schema& schema = index->file_schema();
     ASSERT_EQ(schema.fields.size(), 3u);
+    const std::vector<Field> ours = HnswFields();
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(schema.fields[i].name, ours[i].name);
+      EXPECT_EQ(schema.fields[i].type.ToString(), ours[i].type.ToString());
+      EXPECT_EQ(schema.fields[i].nullable, ours[i].nullable);
+      EXPECT_EQ(schema.fields[i].type.children.empty() || schema.fields[i].type.children[0].nullable,
+                ours[i].type.children.empty() || ours[i].type.children[0].nullable);
+    }
     EXPECT_EQ(schema.fields[0].name, kHnswVectorIdColumn);
     EXPECT_EQ(schema.fields[0].type.ToString(), "uint32");
     EXPECT_EQ(schema.fields[1].name, kHnswNeighborsColumn);
@@ -92,12 +135,12 @@ class HnswReferenceTest : public ::testing::Test {
       const auto bounds = nlohmann::json::parse(storage[0].get<std::string>())["bounds"];
       *sq_range = static_cast<float>(bounds["end"].get<double>() - bounds["start"].get<double>());
     }
-    const auto doc = nlohmann::json::parse(IndexFileMetadata(*index, kHnswMetadataKey), nullptr, false);
-    ASSERT_TRUE(doc.is_array());
+    const std::string array = IndexFileMetadata(*index, kHnswMetadataKey);
+    ASSERT_OK_AND_ASSIGN(auto strings, ParseHnswMetadataArray(array, 2, "index.idx"));
+    EXPECT_EQ(HnswMetadataArray(strings), array);
     uint64_t graph_row = 0, storage_row = 0;
-    for (const auto& entry : doc) {
-      ASSERT_TRUE(entry.is_string()) << "lance:hnsw holds one JSON string per partition";
-      metadata->push_back(entry.get<std::string>());
+    for (const std::string& entry : strings) {
+      metadata->push_back(entry);
       const auto meta = nlohmann::json::parse(metadata->back());
       const uint64_t rows = meta["level_offsets"].back().get<uint64_t>();
       const uint64_t n = meta["level_offsets"][1].get<uint64_t>();
@@ -117,6 +160,20 @@ class HnswReferenceTest : public ::testing::Test {
     }
     EXPECT_EQ(graph_row, index->num_rows());
     EXPECT_EQ(storage_row, aux->num_rows());
+    // The IVF model's offsets/lengths are the partitions' graph rows in index.idx.
+    ASSERT_EQ(IndexFileMetadata(*index, "lance:ivf"), "1");
+    ASSERT_OK_AND_ASSIGN(BufferPtr ivf, index->ReadGlobalBuffer(1));
+    std::vector<uint64_t> offsets, lengths;
+    IvfOffsetsAndLengths(ivf->data(), ivf->data() + ivf->size(), &offsets, &lengths);
+    std::vector<uint64_t> want_offsets, want_lengths;
+    uint64_t at = 0;
+    for (const Partition& p : *parts) {
+      want_offsets.push_back(at);
+      want_lengths.push_back(p.graph.num_rows());
+      at += p.graph.num_rows();
+    }
+    EXPECT_EQ(offsets, want_offsets);
+    EXPECT_EQ(lengths, want_lengths);
   }
 
   static inline std::string dir_;
