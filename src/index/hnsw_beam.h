@@ -24,13 +24,23 @@ struct Cand {
   float dist;
   uint32_t id;
 };
-// Heap orders: `results` keeps the farthest on top, `candidates` the nearest.
-inline bool FartherOnTop(const Cand& a, const Cand& b) { return DistLess(a.dist, b.dist); }
-inline bool NearerOnTop(const Cand& a, const Cand& b) { return DistLess(b.dist, a.dist); }
-inline bool Ascending(const Cand& a, const Cand& b) {
-  const int32_t ka = TotalKey(a.dist), kb = TotalKey(b.dist);
-  return ka != kb ? ka < kb : a.id < b.id;
-}
+// Heap orders (function objects, so the heap code inlines them): `results` keeps the
+// farthest on top, `candidates` the nearest.
+struct FartherOnTopT {
+  bool operator()(const Cand& a, const Cand& b) const { return DistLess(a.dist, b.dist); }
+};
+struct NearerOnTopT {
+  bool operator()(const Cand& a, const Cand& b) const { return DistLess(b.dist, a.dist); }
+};
+struct AscendingT {
+  bool operator()(const Cand& a, const Cand& b) const {
+    const int32_t ka = TotalKey(a.dist), kb = TotalKey(b.dist);
+    return ka != kb ? ka < kb : a.id < b.id;
+  }
+};
+inline constexpr FartherOnTopT FartherOnTop{};
+inline constexpr NearerOnTopT NearerOnTop{};
+inline constexpr AscendingT Ascending{};
 
 /// From the node nearest the query, moves to any closer neighbour until none is closer
 /// (the upper-level descent). Terminates: the distance strictly falls at each move.

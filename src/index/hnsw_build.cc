@@ -144,7 +144,7 @@ class HnswBuilder {
   // than to every one kept so far; the rest fill the free places, nearest first.
   void Prune(List& list, size_t limit) {
     if (list.size() <= limit) return;
-    std::stable_sort(list.begin(), list.end(), [](const Cand& a, const Cand& b) { return DistLess(a.dist, b.dist); });
+    std::stable_sort(list.begin(), list.end(), hnsw_detail::FartherOnTop);
     List kept, pruned;
     kept.reserve(limit);
     for (const Cand& c : list) {

@@ -9,8 +9,8 @@ namespace lancet::index {
 
 namespace {
 
-// Levels beyond this cannot occur: a node reaches level L with probability m^-L.
-constexpr size_t kMaxLevels = 64;
+// The reference's max_level is a u16.
+constexpr size_t kMaxLevels = 65535;
 
 Result<Array> ListArray(TypeId item, const std::vector<uint64_t>& offsets, Array values) {
   std::vector<int64_t> offs(offsets.begin(), offsets.end());
@@ -158,8 +158,9 @@ Result<HnswGraph> HnswGraph::FromColumns(const Array& vector_id, const Array& ne
   if (!GetUnsigned(doc, "entry_point", UINT32_MAX, &entry)) return Bad(where, "metadata entry_point is invalid");
   g.entry_point_ = static_cast<uint32_t>(entry);
   auto lo = doc.find("level_offsets");
-  if (lo == doc.end() || !lo->is_array() || lo->size() < 2 || lo->size() > kMaxLevels + 1) {
-    return Bad(where, "metadata level_offsets must list 2 to " + std::to_string(kMaxLevels + 1) + " offsets");
+  if (lo == doc.end() || !lo->is_array() || lo->size() < 2 || lo->size() > max_level + 1) {
+    return Bad(where,
+               "metadata level_offsets must list 2 to max_level + 1 = " + std::to_string(max_level + 1) + " offsets");
   }
   std::vector<uint64_t> offsets;
   for (const auto& v : *lo) {

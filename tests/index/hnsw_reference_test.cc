@@ -256,5 +256,35 @@ TEST_F(HnswReferenceTest, SearchingWithExactDistancesFindsTheTrueNeighbours) {
   EXPECT_GE(recall, 0.95);
 }
 
+// With a filter admitting half the rows the walk still goes through every node, so the
+// recall among admitted rows stays high.
+TEST_F(HnswReferenceTest, FilteredSearchFindsAdmittedNeighbours) {
+  std::vector<Partition> parts;
+  std::vector<std::string> metadata;
+  ASSERT_NO_FATAL_FAILURE(Load(&parts, &metadata));
+  const auto vectors = Vectors();
+  const std::function<bool(uint32_t)> even_row = [](uint32_t row) { return row % 2 == 0; };
+  double recall = 0;
+  for (uint32_t q = 0; q < 50; ++q) {
+    const float* query = &vectors[(q * 31 % 3000) * kDim];
+    std::vector<HnswHit> merged;
+    for (const Partition& p : parts) {
+      const auto dist = [&](uint32_t id) {
+        return L2Distance(query, &vectors[(p.rows[id] & 0xffffffff) * kDim], kDim);
+      };
+      const std::function<bool(uint32_t)> allowed = [&](uint32_t id) { return even_row(p.rows[id] & 0xffffffff); };
+      ASSERT_OK_AND_ASSIGN(auto hits, p.graph.Search(dist, 10, 30, &allowed));
+      for (const HnswHit& h : hits) {
+        ASSERT_TRUE(allowed(h.id));
+        merged.push_back(HnswHit{static_cast<uint32_t>(p.rows[h.id]), h.distance});
+      }
+    }
+    std::sort(merged.begin(), merged.end(), [](const HnswHit& a, const HnswHit& b) { return a.distance < b.distance; });
+    merged.resize(std::min<size_t>(merged.size(), 10));
+    recall += Recall(merged, ExactNearest(vectors, kDim, query, 10, &even_row));
+  }
+  EXPECT_GE(recall / 50, 0.95);
+}
+
 }  // namespace
 }  // namespace lancet::index

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "hnsw_test_util.h"
 #include "lancet/index/distance.h"
@@ -180,6 +181,26 @@ TEST(HnswSearch, FiltersAsTheReference) {
   ASSERT_OK_AND_ASSIGN(auto hits, f.graph.Search(QueryL2(f.data, kDim, &queries[0]), 10, 100, &none));
   EXPECT_TRUE(hits.empty());
   EXPECT_FALSE(f.graph.Search(QueryL2(f.data, kDim, &queries[0]), 10, 9).ok());
+}
+
+TEST(HnswSearch, ThreadsShareAGraph) {
+  const Fixture& f = Big();
+  const auto run = [&](uint32_t first, std::vector<std::vector<uint32_t>>* out) {
+    HnswScratch scratch;
+    for (uint32_t q = first; q < first + 100; ++q) {
+      auto hits = f.graph.Search(QueryL2(f.data, kDim, &f.queries[q * kDim]), 10, 40, nullptr, &scratch).value();
+      std::vector<uint32_t> ids;
+      for (const HnswHit& h : hits) ids.push_back(h.id);
+      out->push_back(std::move(ids));
+    }
+  };
+  std::vector<std::vector<uint32_t>> alone, a, b;
+  run(0, &alone);
+  std::thread ta(run, 0, &a), tb(run, 0, &b);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a, alone);
+  EXPECT_EQ(b, alone);
 }
 
 TEST(HnswSearch, IsDeterministic) {
