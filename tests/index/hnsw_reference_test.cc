@@ -15,8 +15,12 @@
 #include "hnsw_test_util.h"
 #include "index/hnsw.h"
 #include "index/index_file.h"
+#include "lancet/format/file_writer.h"
 #include "lancet/index/distance.h"
 #include "lancet/io/object_store.h"
+#include "lancet/table/dataset.h"
+#include "lancet/table/index_metadata.h"
+#include "table/commit.h"
 #include "util/test_macros.h"
 
 namespace lancet::index {
@@ -176,6 +180,21 @@ class HnswReferenceTest : public ::testing::Test {
     EXPECT_EQ(lengths, want_lengths);
   }
 
+  // Runs the script's query mode on `dir`: the reference's recall@10 and whether its
+  // filtered search was right.
+  static std::pair<double, bool> PeerQuery(const std::string& dir) {
+    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                            "' node '" LANCET_SOURCE_DIR "/tests/index/hnsw_reference.mjs' '" +
+                            testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir + "' query 2>'" + dir + "/query.err'";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return {0, false};
+    double recall = 0;
+    char ok[16] = {0};
+    const int got = std::fscanf(p, "%lf %15s", &recall, ok);
+    ::pclose(p);
+    return {got == 2 ? recall : 0, std::string(ok) == "true"};
+  }
+
   static inline std::string dir_;
   static inline bool ok_ = false;
 };
@@ -284,6 +303,78 @@ TEST_F(HnswReferenceTest, FilteredSearchFindsAdmittedNeighbours) {
     recall += Recall(merged, ExactNearest(vectors, kDim, query, 10, &even_row));
   }
   EXPECT_GE(recall / 50, 0.95);
+}
+
+// The other way round: graphs Lancet builds (over the same SQ distances), written as
+// index.idx of a new segment, are read and searched by the reference as well as its own.
+TEST_F(HnswReferenceTest, ReferenceSearchesGraphsLancetBuilt) {
+  const std::string copy = dir_ + "/ours";
+  fs::create_directories(copy);
+  fs::copy(dir_ + "/db", copy + "/db", fs::copy_options::recursive);
+  fs::copy_file(dir_ + "/vectors.f32", copy + "/vectors.f32");
+  ASSERT_OK_AND_ASSIGN(auto dataset, table::Dataset::Open(copy + "/db/t.lance"));
+  ASSERT_OK_AND_ASSIGN(auto indices, dataset->ListIndices());
+  ASSERT_EQ(indices.size(), 1u);
+  const table::IndexMetadata& theirs = indices[0];
+  auto store = dataset->store();
+  ASSERT_OK_AND_ASSIGN(std::string their_dir, dataset->IndexDirectory(theirs));
+  ASSERT_OK_AND_ASSIGN(auto index, OpenIndexFile(*store, their_dir, "index.idx"));
+  ASSERT_OK_AND_ASSIGN(auto aux, OpenIndexFile(*store, their_dir, "auxiliary.idx"));
+  std::vector<Partition> parts;
+  std::vector<std::string> metadata;
+  float range = 0;
+  ASSERT_NO_FATAL_FAILURE(Load(&parts, &metadata, &range));
+
+  std::vector<std::string> ours_metadata;
+  std::vector<Array> ids, links, dists;
+  for (size_t pi = 0; pi < parts.size(); ++pi) {
+    const Partition& p = parts[pi];
+    HnswParams params;
+    params.m = 20;
+    params.ef_construction = 300;
+    const auto sq = [&](uint32_t a, uint32_t b) { return SqDistance(p, range, a, b); };
+    ASSERT_OK_AND_ASSIGN(HnswGraph g, HnswGraph::Build(p.graph.num_nodes(), sq, params));
+    // Same level draws, so the same rows per partition and the same IVF model.
+    EXPECT_EQ(g.MetadataJson(), metadata[pi]);
+    ASSERT_OK_AND_ASSIGN(auto c, g.ToColumns());
+    ids.push_back(c.vector_id);
+    links.push_back(c.neighbors);
+    dists.push_back(c.distance);
+    ours_metadata.push_back(g.MetadataJson());
+  }
+  Schema schema;
+  schema.fields = HnswFields();
+  schema.metadata = index->file_schema().metadata;
+  schema.metadata[kHnswMetadataKey] = HnswMetadataArray(ours_metadata);
+  RecordBatch batch;
+  batch.schema = schema;
+  ASSERT_OK_AND_ASSIGN(Array id_col, Concatenate(ids));
+  ASSERT_OK_AND_ASSIGN(Array link_col, Concatenate(links));
+  ASSERT_OK_AND_ASSIGN(Array dist_col, Concatenate(dists));
+  batch.columns = {id_col, link_col, dist_col};
+  batch.num_rows = id_col.length;
+
+  table::IndexMetadata ours = theirs;
+  ours.uuid = table::NewUuid();
+  const std::string our_dir = dataset->root() + "/_indices/" + ours.uuid;
+  ASSERT_OK_AND_ASSIGN(BufferPtr ivf, index->ReadGlobalBuffer(1));
+  ASSERT_OK_AND_ASSIGN(auto writer, CreateIndexFile(store, our_dir, "index.idx", schema));
+  ASSERT_OK_AND_ASSIGN(uint32_t buffer, writer->WriteGlobalBuffer({ivf->data(), ivf->size()}));
+  ASSERT_EQ(buffer, 1u);
+  ASSERT_OK(writer->Write(batch));
+  ASSERT_OK_AND_ASSIGN(IndexFileEntry written, FinishIndexFile(*writer, "index.idx"));
+  fs::copy_file(their_dir + "/auxiliary.idx", our_dir + "/auxiliary.idx");
+  // The reference opens index files with the sizes the manifest records.
+  ours.files = {{"index.idx", written.size_bytes}, {"auxiliary.idx", fs::file_size(our_dir + "/auxiliary.idx")}};
+  ASSERT_OK(table::CommitIndexChange(*dataset, {ours}, {theirs.uuid}).status());
+
+  const auto [their_recall, their_filter_ok] = PeerQuery(dir_);
+  const auto [our_recall, our_filter_ok] = PeerQuery(copy);
+  std::printf("reference recall@10 over its graphs %.3f, over Lancet's %.3f\n", their_recall, our_recall);
+  EXPECT_TRUE(their_filter_ok);
+  EXPECT_TRUE(our_filter_ok);
+  EXPECT_GE(our_recall, 0.9);
+  EXPECT_GE(our_recall, their_recall - 0.03);
 }
 
 }  // namespace
