@@ -46,7 +46,14 @@ struct HnswHit {
   float distance = 0;
 };
 
-/// Search state kept between searches of one thread (the visited marks). Optional.
+/// Search state kept between searches of one thread (visited marks, heaps). Optional.
+namespace hnsw_detail {
+struct Cand {
+  float dist;
+  uint32_t id;
+};
+}  // namespace hnsw_detail
+
 class HnswScratch {
  public:
   /// Marks `id` visited; false if it already was since the last Reset.
@@ -58,6 +65,10 @@ class HnswScratch {
   bool Visited(uint32_t id) const { return marks_[id] == epoch_; }
   /// Clears every mark for a graph of `n` nodes (O(1) except on growth or wrap-around).
   void Reset(size_t n);
+
+  // Heaps and the admitted set of one search, kept to save allocations.
+  std::vector<hnsw_detail::Cand> candidates, found;
+  std::vector<bool> admitted;
 
  private:
   std::vector<uint32_t> marks_;

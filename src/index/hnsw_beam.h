@@ -20,10 +20,6 @@ inline int32_t TotalKey(float f) {
 }
 inline bool DistLess(float a, float b) { return TotalKey(a) < TotalKey(b); }
 
-struct Cand {
-  float dist;
-  uint32_t id;
-};
 // Heap orders (function objects, so the heap code inlines them): `results` keeps the
 // farthest on top, `candidates` the nearest.
 struct FartherOnTopT {

@@ -107,7 +107,7 @@ class HnswBuilder {
       visited_.Reset(n_);
       hnsw_detail::BeamSearch(
           ep, params_.ef_construction, [&](uint32_t id) { return Ids(id, level); }, from_node,
-          [](uint32_t) { return true; }, visited_, candidates_, found_);
+          [](uint32_t) { return true; }, visited_, visited_.candidates, found_);
       adj_[node][level] = found_;
       // The new node picks m links on every level; level 0's 2m room is for links back.
       Prune(adj_[node][level], params_.m);
@@ -284,7 +284,7 @@ class HnswBuilder {
   uint32_t entry_ = 0;
   std::vector<std::vector<List>> adj_;  // node -> level -> ranked links
   HnswScratch visited_;
-  List candidates_, found_;
+  List found_;
 };
 
 Result<HnswGraph> HnswGraph::Build(uint32_t n, const HnswPairDistance& distance, const HnswParams& params) {

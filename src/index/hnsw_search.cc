@@ -73,7 +73,8 @@ std::vector<HnswHit> HnswGraph::SearchGraph(const HnswQueryDistance& distance, u
         ep, [&](uint32_t id) { return Neighbors(level, id); }, distance);
   }
   scratch.Reset(num_nodes());
-  std::vector<Cand> candidates, found;
+  std::vector<Cand>& candidates = scratch.candidates;
+  std::vector<Cand>& found = scratch.found;
   const auto bottom = [&](uint32_t id) { return Neighbors(0, id); };
   if (allowed == nullptr) {
     hnsw_detail::BeamSearch(
@@ -101,7 +102,8 @@ Result<std::vector<HnswHit>> HnswGraph::Search(const HnswQueryDistance& distance
   HnswScratch& s = scratch != nullptr ? *scratch : local;
   if (allowed == nullptr || !*allowed) return SearchGraph(distance, k, ef, nullptr, s);
 
-  std::vector<bool> admitted(n);
+  std::vector<bool>& admitted = s.admitted;
+  admitted.assign(n, false);
   uint32_t count = 0;
   for (uint32_t id = 0; id < n; ++id) {
     admitted[id] = (*allowed)(id);
@@ -110,8 +112,8 @@ Result<std::vector<HnswHit>> HnswGraph::Search(const HnswQueryDistance& distance
   if (count == n) return SearchGraph(distance, k, ef, nullptr, s);
   if (count >= uint64_t{n} * 10 / 100) return SearchGraph(distance, k, ef, &admitted, s);
   // Few admitted items: an exact scan of them is cheaper than walking the graph.
-  std::vector<Cand> all;
-  all.reserve(count);
+  std::vector<Cand>& all = s.found;
+  all.clear();
   for (uint32_t id = 0; id < n; ++id) {
     if (admitted[id]) all.push_back(Cand{distance(id), id});
   }
