@@ -34,6 +34,11 @@ struct HnswParams {
   std::optional<uint32_t> prefetch_distance = 2;
   /// Seeds the level draws; the reference always uses 42.
   uint64_t seed = 42;
+  /// 1: nodes are inserted one by one in id order. More: after the first 1024, nodes go
+  /// in batches of 64 whose neighbour searches run on up to this many threads; the graph
+  /// is then the same for any thread count > 1 (but not the same as with 1), and the
+  /// distance function must be safe to call concurrently.
+  uint32_t threads = 1;
 };
 
 /// Distance between stored items a and b (ids 0..N-1), as the graph is built over them.

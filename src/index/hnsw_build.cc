@@ -6,6 +6,7 @@
 
 #include "index/hnsw.h"
 #include "index/hnsw_beam.h"
+#include "util/thread_pool.h"
 
 namespace lancet::index {
 
@@ -83,8 +84,20 @@ class HnswBuilder {
       }
     }
     for (uint32_t i = 0; i < n_; ++i) adj_[i].resize(levels[i] + 1);
+    std::vector<uint32_t> order;
+    order.reserve(n_);
     for (uint32_t i = 0; i < n_; ++i) {
-      if (i != entry_) Insert(i);
+      if (i != entry_) order.push_back(i);
+    }
+    if (params_.threads <= 1) {
+      HnswScratch scratch;
+      std::vector<List> own;
+      for (uint32_t node : order) {
+        Select(node, scratch, own);
+        Link(node, own);
+      }
+    } else {
+      InsertBatched(order);
     }
     ConnectStranded();
     return Freeze();
@@ -95,7 +108,8 @@ class HnswBuilder {
 
   size_t Limit(size_t level) const { return level == 0 ? 2 * size_t{params_.m} : params_.m; }
 
-  void Insert(uint32_t node) {
+  // The links `node` picks on each of its levels from the graph as it is (read only).
+  void Select(uint32_t node, HnswScratch& scratch, std::vector<List>& own) const {
     const size_t target = adj_[node].size() - 1;
     const auto from_node = [&](uint32_t other) { return distance_(node, other); };
     Cand ep{from_node(entry_), entry_};
@@ -103,22 +117,52 @@ class HnswBuilder {
       ep = hnsw_detail::Greedy(
           ep, [&](uint32_t id) { return Ids(id, level); }, from_node);
     }
+    own.resize(target + 1);
     for (size_t level = target + 1; level-- > 0;) {
-      visited_.Reset(n_);
+      scratch.Reset(n_);
       hnsw_detail::BeamSearch(
           ep, params_.ef_construction, [&](uint32_t id) { return Ids(id, level); }, from_node,
-          [](uint32_t) { return true; }, visited_, visited_.candidates, found_);
-      adj_[node][level] = found_;
+          [](uint32_t) { return true; }, scratch, scratch.candidates, scratch.found);
+      own[level] = scratch.found;
       // The new node picks m links on every level; level 0's 2m room is for links back.
-      Prune(adj_[node][level], params_.m);
-      ep = found_.front();
+      Prune(own[level], params_.m);
+      ep = scratch.found.front();
     }
-    for (size_t level = 0; level <= target; ++level) {
+  }
+
+  // Makes `own` the node's links and links each of them back.
+  void Link(uint32_t node, std::vector<List>& own) {
+    for (size_t level = 0; level < adj_[node].size(); ++level) {
+      adj_[node][level] = std::move(own[level]);
       for (const Cand& e : adj_[node][level]) {
         List& back = adj_[e.id][level];
         back.push_back(Cand{e.dist, node});
         Prune(back, Limit(level));
       }
+    }
+  }
+
+  // After a sequential start, nodes go in fixed batches: the batch's selections run in
+  // parallel against the graph before it, then link in id order. The graph depends on
+  // the batch size only, not on the thread count or scheduling.
+  void InsertBatched(const std::vector<uint32_t>& order) {
+    constexpr size_t kSequential = 1024, kBatch = 64;
+    HnswScratch scratch;
+    std::vector<List> own;
+    size_t pos = 0;
+    for (; pos < order.size() && pos < kSequential; ++pos) {
+      Select(order[pos], scratch, own);
+      Link(order[pos], own);
+    }
+    const size_t threads = std::min<size_t>(params_.threads, kBatch);
+    std::vector<HnswScratch> scratches(threads);
+    std::vector<std::vector<List>> selected(kBatch);
+    for (; pos < order.size(); pos += kBatch) {
+      const size_t count = std::min(kBatch, order.size() - pos);
+      ParallelFor(ThreadPool::Cpu(), threads, threads, [&](size_t t) {
+        for (size_t i = t; i < count; i += threads) Select(order[pos + i], scratches[t], selected[i]);
+      });
+      for (size_t i = 0; i < count; ++i) Link(order[pos + i], selected[i]);
     }
   }
 
@@ -142,7 +186,7 @@ class HnswBuilder {
   // Algorithm 4 of the HNSW paper with keepPrunedConnections (what lance 12 writes: lists
   // fill up to the limit): nearest first, a candidate is kept if it is nearer to the node
   // than to every one kept so far; the rest fill the free places, nearest first.
-  void Prune(List& list, size_t limit) {
+  void Prune(List& list, size_t limit) const {
     if (list.size() <= limit) return;
     std::stable_sort(list.begin(), list.end(), hnsw_detail::FartherOnTop);
     List kept, pruned;
@@ -283,8 +327,6 @@ class HnswBuilder {
   const HnswParams params_;
   uint32_t entry_ = 0;
   std::vector<std::vector<List>> adj_;  // node -> level -> ranked links
-  HnswScratch visited_;
-  List found_;
 };
 
 Result<HnswGraph> HnswGraph::Build(uint32_t n, const HnswPairDistance& distance, const HnswParams& params) {

@@ -220,6 +220,29 @@ TEST(HnswSearch, FiltersAsTheReference) {
   EXPECT_FALSE(f.graph.Search(QueryL2(f.data, kDim, &queries[0]), 10, 9).ok());
 }
 
+TEST(HnswBuild, ThreadedBuildIsDeterministicAndAsGood) {
+  const Fixture& f = Big();
+  HnswParams p = f.graph.params();
+  p.threads = 2;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(HnswGraph two, HnswGraph::Build(5000, PairL2(f.data, kDim), p));
+  std::printf("build 5000 x %u on 2 threads: %.2f s\n", kDim,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  p.threads = 3;
+  ASSERT_OK_AND_ASSIGN(HnswGraph three, HnswGraph::Build(5000, PairL2(f.data, kDim), p));
+  ASSERT_OK_AND_ASSIGN(auto a, two.ToColumns());
+  ASSERT_OK_AND_ASSIGN(auto b, three.ToColumns());
+  EXPECT_TRUE(ArraysEqual(a.neighbors, b.neighbors));
+  EXPECT_TRUE(ArraysEqual(a.distance, b.distance));
+  EXPECT_EQ(two.MetadataJson(), f.graph.MetadataJson());
+  double recall = 0;
+  for (uint32_t q = 0; q < 200; ++q) {
+    ASSERT_OK_AND_ASSIGN(auto hits, two.Search(QueryL2(f.data, kDim, &f.queries[q * kDim]), 10));
+    recall += Recall(hits, ExactNearest(f.data, kDim, &f.queries[q * kDim], 10));
+  }
+  EXPECT_GE(recall / 200, 0.95);
+}
+
 TEST(HnswSearch, ThreadsShareAGraph) {
   const Fixture& f = Big();
   const auto run = [&](uint32_t first, std::vector<std::vector<uint32_t>>* out) {
