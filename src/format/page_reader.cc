@@ -788,6 +788,9 @@ class FullZipReader final : public PageReader {
     std::vector<std::span<const uint8_t>> var_values;
     uint64_t pos = 0, levels = 0, row_starts = 0, visible = 0;
     const bool copy_fixed = !variable_ && ctrl_bytes_ > 0;
+    // The values are at most the span: one allocation, not a doubling per growth (wide
+    // vectors made those copies most of a scan).
+    if (copy_fixed) fixed.reserve(size);
     while (pos < size) {
       uint32_t rep = levels_.max_rep, def = 0;
       if (ctrl_bytes_ > 0) {

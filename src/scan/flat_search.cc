@@ -76,6 +76,9 @@ Result<std::vector<TopK>> FlatSearch(const table::Dataset& dataset, table::ScanO
   scan.with_row_id = false;
   scan.with_row_addr = false;
   scan.ordered = false;
+  // Small batches stay views of one decoded page (no copy into a batch buffer) and
+  // reuse the buffer cache's blocks.
+  scan.batch_size = 4096;
   scan.offset = 0;
   scan.limit.reset();
   ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
