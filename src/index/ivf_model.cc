@@ -44,7 +44,8 @@ std::string IvfModel::Serialize() const {
   for (uint64_t o : offsets) pb.add_offsets(o);
   for (uint32_t l : lengths) pb.add_lengths(l);
   if (dim > 0) {
-    const std::string tensor = SerializeFloatTensor(centroids, {static_cast<uint32_t>(centroids.size() / dim), dim});
+    const std::string tensor =
+        SerializeFloatTensor(centroids, {static_cast<uint32_t>(centroids.size() / dim), dim}, half);
     pb.mutable_centroids_tensor()->ParseFromString(tensor);
   }
   if (loss) pb.set_loss(*loss);
@@ -68,6 +69,7 @@ Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::
     switch (pb.data_type()) {
       case lance::index::pb::Tensor::FLOAT16:
         width = 2;
+        out.half = true;
         break;
       case lance::index::pb::Tensor::FLOAT32:
         width = 4;
@@ -103,11 +105,20 @@ Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::
   }();
 }
 
-std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape) {
+std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape, bool half) {
   lance::index::pb::Tensor pb;
-  pb.set_data_type(lance::index::pb::Tensor::FLOAT32);
+  pb.set_data_type(half ? lance::index::pb::Tensor::FLOAT16 : lance::index::pb::Tensor::FLOAT32);
   for (uint32_t s : shape) pb.add_shape(s);
-  pb.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  if (half) {
+    std::string data(values.size() * 2, '\0');
+    for (size_t i = 0; i < values.size(); ++i) {
+      const _Float16 h = static_cast<_Float16>(values[i]);
+      std::memcpy(data.data() + 2 * i, &h, 2);
+    }
+    pb.set_data(std::move(data));
+  } else {
+    pb.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  }
   return pb.SerializeAsString();
 }
 
@@ -145,6 +156,7 @@ Result<IvfModel> ParseIvfModel(std::span<const uint8_t> bytes, const std::string
                                 std::to_string(model.lengths.size()) + " partitions");
     }
     model.dim = t.shape[1];
+    model.half = t.half;
     model.centroids = std::move(t.values);
   }
   if (pb.has_loss()) model.loss = pb.loss();

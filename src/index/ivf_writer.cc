@@ -38,7 +38,10 @@ Field CodeField(const IvfWriteSpec& spec) {
   const int32_t dim = static_cast<int32_t>(spec.model->dim);
   switch (spec.kind) {
     case StorageKind::kFlat:
-      return MakeField(kFlatColumn, FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat32)), dim), false);
+      return MakeField(
+          kFlatColumn,
+          FixedSizeListOf(MakeField("item", MakeType(spec.model->half ? TypeId::kFloat16 : TypeId::kFloat32)), dim),
+          false);
     case StorageKind::kPq:
       return MakeField(kPqCodeColumn, FixedSizeListOf(MakeField("item", MakeType(TypeId::kUInt8)),
                                                       static_cast<int32_t>(spec.pq->num_sub_vectors)));
@@ -68,7 +71,7 @@ Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, co
                                          reinterpret_cast<const uint8_t*>(ivf.data()), ivf.size())));
   if (ivf_pos != 1) return Status::Internal("auxiliary.idx: the IVF buffer is not global buffer 1");
   if (spec.kind == StorageKind::kPq) {
-    const std::string book = SerializeFloatTensor(spec.pq->values, {256, spec.model->dim});
+    const std::string book = SerializeFloatTensor(spec.pq->values, {256, spec.model->dim}, spec.pq->half);
     ASSIGN_OR_RETURN(uint32_t pos, writer->WriteGlobalBuffer(std::span<const uint8_t>(
                                        reinterpret_cast<const uint8_t*>(book.data()), book.size())));
     if (pos != 2) return Status::Internal("auxiliary.idx: the PQ codebook is not global buffer 2");

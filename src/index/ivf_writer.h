@@ -24,7 +24,8 @@ struct IvfWriteSpec {
 };
 
 /// Writes both files into `dir` of `store`, reading each partition back from `parts`
-/// (payloads: dim float32 for kFlat, num_sub_vectors codes for kPq, dim codes for kSq).
+/// (payloads: dim float32 for kFlat, float16 when the model is `half`; num_sub_vectors
+/// codes for kPq; dim codes for kSq).
 /// Returns the files as IndexMetadata lists them.
 Result<std::vector<IndexFileEntry>> WriteIvfSegment(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
                                                     const IvfWriteSpec& spec, PartitionShuffler& parts);
