@@ -61,9 +61,12 @@ Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::
 /// FLOAT32, or FLOAT16 when `half` (values are rounded to nearest).
 std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape, bool half = false);
 
+/// IEEE binary16 conversions (round to nearest, ties to even; overflow to infinity).
+uint16_t FloatToHalfBits(float x);
+float HalfBitsToFloat(uint16_t h);
 /// `x` rounded to the nearest float16: the reference computes float16 columns' query,
 /// residuals and centroids in that type.
-inline float RoundToHalf(float x) { return static_cast<float>(static_cast<_Float16>(x)); }
+inline float RoundToHalf(float x) { return HalfBitsToFloat(FloatToHalfBits(x)); }
 
 /// The `n` partitions (at most num_partitions) whose centroids are nearest `query` by
 /// `metric` (cosine callers pass a normalized query and kL2), nearest first.

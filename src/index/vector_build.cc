@@ -214,7 +214,7 @@ Status Assign(const table::Dataset& dataset, const Field& field, VectorIndexType
             if (type == VectorIndexType::kIvfFlat) {
               if (trained.model.half) {
                 for (uint32_t j = 0; j < dim; ++j) {
-                  const _Float16 h = static_cast<_Float16>(x[j]);
+                  const uint16_t h = FloatToHalfBits(x[j]);
                   std::memcpy(out + 2 * j, &h, 2);
                 }
               } else {
