@@ -51,8 +51,10 @@ Field CodeField(const IvfWriteSpec& spec) {
   return {};
 }
 
-Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
-                                      const IvfWriteSpec& spec, PartitionShuffler& parts) {
+}  // namespace
+
+Result<IndexFileEntry> WriteAuxiliaryFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                          const IvfWriteSpec& spec, PartitionShuffler& parts) {
   IvfModel layout;
   for (uint32_t p = 0; p < parts.num_partitions(); ++p) {
     if (parts.count(p) > UINT32_MAX) return Status::InvalidArgument("an IVF partition holds over 2^32 rows");
@@ -101,8 +103,11 @@ Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, co
   return FinishIndexFile(*writer, kAuxiliaryFileName);
 }
 
-Result<IndexFileEntry> WriteIndexFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
-                                      const IvfWriteSpec& spec) {
+namespace {
+
+// index.idx with the flat sub-index: the IVF model and an empty marker column.
+Result<IndexFileEntry> WriteFlatIndexFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                          const IvfWriteSpec& spec) {
   const uint32_t parts = spec.model->num_partitions()
                              ? spec.model->num_partitions()
                              : static_cast<uint32_t>(spec.model->centroids.size() / spec.model->dim);
@@ -131,9 +136,9 @@ Result<IndexFileEntry> WriteIndexFile(std::shared_ptr<io::ObjectStore> store, co
 Result<std::vector<IndexFileEntry>> WriteIvfSegment(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
                                                     const IvfWriteSpec& spec, PartitionShuffler& parts) {
   std::vector<IndexFileEntry> files;
-  ASSIGN_OR_RETURN(IndexFileEntry aux, WriteAuxiliary(store, dir, spec, parts));
+  ASSIGN_OR_RETURN(IndexFileEntry aux, WriteAuxiliaryFile(store, dir, spec, parts));
   files.push_back(aux);
-  ASSIGN_OR_RETURN(IndexFileEntry main, WriteIndexFile(store, dir, spec));
+  ASSIGN_OR_RETURN(IndexFileEntry main, WriteFlatIndexFile(store, dir, spec));
   files.push_back(main);
   return files;
 }
