@@ -11,7 +11,6 @@
 #include "lance_proto/index.pb.h"
 
 namespace lancet::index {
-namespace {
 
 float HalfBitsToFloat(uint16_t h) {
   const uint32_t sign = (h & 0x8000u) << 16;
@@ -32,7 +31,24 @@ float HalfBitsToFloat(uint16_t h) {
   return f;
 }
 
-}  // namespace
+uint16_t FloatToHalfBits(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u);  // NaN, infinity
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;                                  // 65520 and up round to infinity
+  if (abs < 0x38800000u) {
+    // Below 2^-14: a subnormal half, counted in units of 2^-24 (exact in float).
+    float a;
+    std::memcpy(&a, &abs, 4);
+    return sign | static_cast<uint16_t>(std::nearbyint(a * 16777216.0f));
+  }
+  uint32_t h = ((((abs >> 23) - 127 + 15) << 10) | ((abs & 0x7fffffu) >> 13));
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return sign | static_cast<uint16_t>(h);
+}
 
 void IvfModel::AddPartition(uint32_t rows) {
   offsets.push_back(offsets.empty() ? 0 : offsets.back() + lengths.back());
@@ -44,7 +60,8 @@ std::string IvfModel::Serialize() const {
   for (uint64_t o : offsets) pb.add_offsets(o);
   for (uint32_t l : lengths) pb.add_lengths(l);
   if (dim > 0) {
-    const std::string tensor = SerializeFloatTensor(centroids, {static_cast<uint32_t>(centroids.size() / dim), dim});
+    const std::string tensor =
+        SerializeFloatTensor(centroids, {static_cast<uint32_t>(centroids.size() / dim), dim}, half);
     pb.mutable_centroids_tensor()->ParseFromString(tensor);
   }
   if (loss) pb.set_loss(*loss);
@@ -68,6 +85,7 @@ Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::
     switch (pb.data_type()) {
       case lance::index::pb::Tensor::FLOAT16:
         width = 2;
+        out.half = true;
         break;
       case lance::index::pb::Tensor::FLOAT32:
         width = 4;
@@ -103,11 +121,20 @@ Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::
   }();
 }
 
-std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape) {
+std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape, bool half) {
   lance::index::pb::Tensor pb;
-  pb.set_data_type(lance::index::pb::Tensor::FLOAT32);
+  pb.set_data_type(half ? lance::index::pb::Tensor::FLOAT16 : lance::index::pb::Tensor::FLOAT32);
   for (uint32_t s : shape) pb.add_shape(s);
-  pb.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  if (half) {
+    std::string data(values.size() * 2, '\0');
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t h = FloatToHalfBits(values[i]);
+      std::memcpy(data.data() + 2 * i, &h, 2);
+    }
+    pb.set_data(std::move(data));
+  } else {
+    pb.set_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+  }
   return pb.SerializeAsString();
 }
 
@@ -145,6 +172,7 @@ Result<IvfModel> ParseIvfModel(std::span<const uint8_t> bytes, const std::string
                                 std::to_string(model.lengths.size()) + " partitions");
     }
     model.dim = t.shape[1];
+    model.half = t.half;
     model.centroids = std::move(t.values);
   }
   if (pb.has_loss()) model.loss = pb.loss();

@@ -29,6 +29,7 @@ inline constexpr const char* kRowIdColumn = "_rowid";
 struct IvfModel {
   uint32_t dim = 0;              // 0 when there are no centroids
   std::vector<float> centroids;  // num_partitions x dim, row-major
+  bool half = false;             // centroids stored as FLOAT16 (float16 columns)
   std::vector<uint64_t> offsets;
   std::vector<uint32_t> lengths;
   std::optional<double> loss;
@@ -37,7 +38,7 @@ struct IvfModel {
   const float* centroid(uint32_t p) const { return centroids.data() + static_cast<size_t>(p) * dim; }
   /// Appends a partition of `rows` rows after the previous one.
   void AddPartition(uint32_t rows);
-  /// Serialized lance.index.pb.IVF (centroids as a FLOAT32 tensor when present).
+  /// Serialized lance.index.pb.IVF (centroids as a FLOAT32 tensor, FLOAT16 when `half`).
   std::string Serialize() const;
 };
 
@@ -54,9 +55,18 @@ Result<IvfModel> ReadIvfModel(const format::FileReader& file);
 struct FloatTensor {
   std::vector<uint32_t> shape;
   std::vector<float> values;
+  bool half = false;  // stored as FLOAT16
 };
 Result<FloatTensor> ParseFloatTensor(std::span<const uint8_t> bytes, const std::string& path, const std::string& what);
-std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape);
+/// FLOAT32, or FLOAT16 when `half` (values are rounded to nearest).
+std::string SerializeFloatTensor(std::span<const float> values, const std::vector<uint32_t>& shape, bool half = false);
+
+/// IEEE binary16 conversions (round to nearest, ties to even; overflow to infinity).
+uint16_t FloatToHalfBits(float x);
+float HalfBitsToFloat(uint16_t h);
+/// `x` rounded to the nearest float16: the reference computes float16 columns' query,
+/// residuals and centroids in that type.
+inline float RoundToHalf(float x) { return HalfBitsToFloat(FloatToHalfBits(x)); }
 
 /// The `n` partitions (at most num_partitions) whose centroids are nearest `query` by
 /// `metric` (cosine callers pass a normalized query and kL2), nearest first.

@@ -52,11 +52,12 @@ std::vector<VectorHit> TopK::Take() {
 }
 
 Result<std::unique_ptr<IvfStorage>> IvfStorage::Open(std::unique_ptr<format::FileReader> file, StorageKind kind,
-                                                     uint32_t dim) {
+                                                     uint32_t dim, bool half) {
   auto out = std::unique_ptr<IvfStorage>(new IvfStorage());
   const std::string& path = file->path();
   out->kind_ = kind;
   out->dim_ = dim;
+  out->half_ = half;
   RETURN_IF_ERROR(CheckIndexColumn(*file, 0, kRowIdColumn, MakeType(TypeId::kUInt64)));
   const Schema& schema = file->file_schema();
   if (schema.fields.size() < 2) return Status::Corruption(path + ": auxiliary file has no vector column");
@@ -119,6 +120,7 @@ Result<std::unique_ptr<IvfStorage>> IvfStorage::Open(std::unique_ptr<format::Fil
     out->pq_.num_sub_vectors = static_cast<uint32_t>(m);
     out->pq_.dim = dim;
     out->pq_.values = std::move(t.values);
+    out->pq_.half = t.half;
   } else {
     ASSIGN_OR_RETURN(uint64_t d, UintMember(meta, "dim", path));
     ASSIGN_OR_RETURN(uint64_t nbits, UintMember(meta, "num_bits", path));
@@ -193,7 +195,7 @@ Status IvfStorage::Scan(uint32_t p, const float* query, const float* centroid, D
       const DistanceType table_metric = metric == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2;
       std::vector<float> q(query, query + dim_);
       if (table_metric == DistanceType::kL2 && centroid) {
-        for (uint32_t j = 0; j < dim_; ++j) q[j] -= centroid[j];
+        for (uint32_t j = 0; j < dim_; ++j) q[j] = half_ ? RoundToHalf(q[j] - centroid[j]) : q[j] - centroid[j];
       }
       const std::vector<float> table = pq_.DistanceTable(q.data(), table_metric);
       const uint32_t m = pq_.num_sub_vectors;

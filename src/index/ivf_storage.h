@@ -40,9 +40,10 @@ class TopK {
 class IvfStorage {
  public:
   /// Validates the file: `_rowid` u64 and the code column, storage_metadata, the IVF
-  /// partitions (within the file's rows) and the codebook/bounds, for vectors of `dim`.
+  /// partitions (within the file's rows) and the codebook/bounds, for vectors of `dim`
+  /// (`half`: of a float16 column, whose PQ residuals are float16 too).
   static Result<std::unique_ptr<IvfStorage>> Open(std::unique_ptr<format::FileReader> file, StorageKind kind,
-                                                  uint32_t dim);
+                                                  uint32_t dim, bool half = false);
 
   const IvfModel& partitions() const { return ivf_; }
   StorageKind kind() const { return kind_; }
@@ -65,6 +66,7 @@ class IvfStorage {
   std::unique_ptr<format::FileReader> file_;
   StorageKind kind_ = StorageKind::kFlat;
   uint32_t dim_ = 0;
+  bool half_ = false;
   IvfModel ivf_;
   PqCodebook pq_;
   bool transposed_ = true;

@@ -38,7 +38,10 @@ Field CodeField(const IvfWriteSpec& spec) {
   const int32_t dim = static_cast<int32_t>(spec.model->dim);
   switch (spec.kind) {
     case StorageKind::kFlat:
-      return MakeField(kFlatColumn, FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat32)), dim), false);
+      return MakeField(
+          kFlatColumn,
+          FixedSizeListOf(MakeField("item", MakeType(spec.model->half ? TypeId::kFloat16 : TypeId::kFloat32)), dim),
+          false);
     case StorageKind::kPq:
       return MakeField(kPqCodeColumn, FixedSizeListOf(MakeField("item", MakeType(TypeId::kUInt8)),
                                                       static_cast<int32_t>(spec.pq->num_sub_vectors)));
@@ -48,8 +51,10 @@ Field CodeField(const IvfWriteSpec& spec) {
   return {};
 }
 
-Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
-                                      const IvfWriteSpec& spec, PartitionShuffler& parts) {
+}  // namespace
+
+Result<IndexFileEntry> WriteAuxiliaryFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                          const IvfWriteSpec& spec, PartitionShuffler& parts) {
   IvfModel layout;
   for (uint32_t p = 0; p < parts.num_partitions(); ++p) {
     if (parts.count(p) > UINT32_MAX) return Status::InvalidArgument("an IVF partition holds over 2^32 rows");
@@ -68,7 +73,7 @@ Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, co
                                          reinterpret_cast<const uint8_t*>(ivf.data()), ivf.size())));
   if (ivf_pos != 1) return Status::Internal("auxiliary.idx: the IVF buffer is not global buffer 1");
   if (spec.kind == StorageKind::kPq) {
-    const std::string book = SerializeFloatTensor(spec.pq->values, {256, spec.model->dim});
+    const std::string book = SerializeFloatTensor(spec.pq->values, {256, spec.model->dim}, spec.pq->half);
     ASSIGN_OR_RETURN(uint32_t pos, writer->WriteGlobalBuffer(std::span<const uint8_t>(
                                        reinterpret_cast<const uint8_t*>(book.data()), book.size())));
     if (pos != 2) return Status::Internal("auxiliary.idx: the PQ codebook is not global buffer 2");
@@ -98,8 +103,11 @@ Result<IndexFileEntry> WriteAuxiliary(std::shared_ptr<io::ObjectStore> store, co
   return FinishIndexFile(*writer, kAuxiliaryFileName);
 }
 
-Result<IndexFileEntry> WriteIndexFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
-                                      const IvfWriteSpec& spec) {
+namespace {
+
+// index.idx with the flat sub-index: the IVF model and an empty marker column.
+Result<IndexFileEntry> WriteFlatIndexFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                          const IvfWriteSpec& spec) {
   const uint32_t parts = spec.model->num_partitions()
                              ? spec.model->num_partitions()
                              : static_cast<uint32_t>(spec.model->centroids.size() / spec.model->dim);
@@ -128,9 +136,9 @@ Result<IndexFileEntry> WriteIndexFile(std::shared_ptr<io::ObjectStore> store, co
 Result<std::vector<IndexFileEntry>> WriteIvfSegment(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
                                                     const IvfWriteSpec& spec, PartitionShuffler& parts) {
   std::vector<IndexFileEntry> files;
-  ASSIGN_OR_RETURN(IndexFileEntry aux, WriteAuxiliary(store, dir, spec, parts));
+  ASSIGN_OR_RETURN(IndexFileEntry aux, WriteAuxiliaryFile(store, dir, spec, parts));
   files.push_back(aux);
-  ASSIGN_OR_RETURN(IndexFileEntry main, WriteIndexFile(store, dir, spec));
+  ASSIGN_OR_RETURN(IndexFileEntry main, WriteFlatIndexFile(store, dir, spec));
   files.push_back(main);
   return files;
 }

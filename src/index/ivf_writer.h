@@ -23,8 +23,16 @@ struct IvfWriteSpec {
   const SqBounds* sq = nullptr;     // kSq
 };
 
+/// Writes auxiliary.idx into `dir` of `store`: each partition of `parts` (in partition
+/// order, PQ codes transposed), the partition layout (global buffer 1), the PQ codebook
+/// (global buffer 2) and storage_metadata. Shared with IVF_HNSW_SQ, whose index.idx
+/// holds the graph instead of the flat marker.
+Result<IndexFileEntry> WriteAuxiliaryFile(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                          const IvfWriteSpec& spec, PartitionShuffler& parts);
+
 /// Writes both files into `dir` of `store`, reading each partition back from `parts`
-/// (payloads: dim float32 for kFlat, num_sub_vectors codes for kPq, dim codes for kSq).
+/// (payloads: dim float32 for kFlat, float16 when the model is `half`; num_sub_vectors
+/// codes for kPq; dim codes for kSq).
 /// Returns the files as IndexMetadata lists them.
 Result<std::vector<IndexFileEntry>> WriteIvfSegment(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
                                                     const IvfWriteSpec& spec, PartitionShuffler& parts);

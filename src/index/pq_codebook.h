@@ -18,6 +18,7 @@ struct PqCodebook {
   uint32_t num_sub_vectors = 0;
   uint32_t dim = 0;
   std::vector<float> values;  // [num_sub_vectors][256][sub_dim]
+  bool half = false;          // stored as FLOAT16 (float16 columns)
 
   uint32_t sub_dim() const { return dim / num_sub_vectors; }
   const float* centroid(uint32_t sub, uint32_t code) const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -154,6 +155,12 @@ Result<Trained> Train(const table::Dataset& dataset, const Field& field, VectorI
   out.model.dim = dim;
   out.model.centroids = std::move(ivf.centroids);
   out.model.loss = ivf.loss;
+  // Float16 columns keep float16 centroids and codebooks, and float16 residuals.
+  const bool half = field.type.children[0].type.id == TypeId::kFloat16;
+  out.model.half = half;
+  if (half) {
+    for (float& c : out.model.centroids) c = RoundToHalf(c);
+  }
   const size_t qn = std::min<size_t>(n, quant_sample);
   if (type == VectorIndexType::kIvfPq) {
     const uint32_t m = params.num_sub_vectors ? params.num_sub_vectors : DefaultSubVectors(dim);
@@ -165,10 +172,16 @@ Result<Trained> Train(const table::Dataset& dataset, const Field& field, VectorI
                     nullptr);
       for (size_t i = 0; i < qn; ++i) {
         const float* c = out.model.centroid(assign[i]);
-        for (uint32_t j = 0; j < dim; ++j) train[i * dim + j] -= c[j];
+        for (uint32_t j = 0; j < dim; ++j) {
+          train[i * dim + j] = half ? RoundToHalf(train[i * dim + j] - c[j]) : train[i * dim + j] - c[j];
+        }
       }
     }
     ASSIGN_OR_RETURN(out.pq, TrainPqCodebook(train.data(), qn, dim, m, params.max_iterations, 7));
+    out.pq.half = half;
+    if (half) {
+      for (float& v : out.pq.values) v = RoundToHalf(v);
+    }
   } else if (type == VectorIndexType::kIvfSq) {
     out.sq.Update(sample.data(), qn * dim);
   }
@@ -181,7 +194,7 @@ Status Assign(const table::Dataset& dataset, const Field& field, VectorIndexType
               uint64_t total_rows) {
   const uint32_t dim = trained.model.dim;
   const DistanceType part_metric = distance == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2;
-  const size_t payload = type == VectorIndexType::kIvfFlat ? dim * sizeof(float)
+  const size_t payload = type == VectorIndexType::kIvfFlat ? dim * (trained.model.half ? 2 : 4)
                          : type == VectorIndexType::kIvfPq ? trained.pq.num_sub_vectors
                                                            : dim;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -199,12 +212,21 @@ Status Assign(const table::Dataset& dataset, const Field& field, VectorIndexType
             assign[i] = NearestPartition(trained.model, x, part_metric).first;
             uint8_t* out = encoded.data() + i * payload;
             if (type == VectorIndexType::kIvfFlat) {
-              std::copy(reinterpret_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(x + dim), out);
+              if (trained.model.half) {
+                for (uint32_t j = 0; j < dim; ++j) {
+                  const uint16_t h = FloatToHalfBits(x[j]);
+                  std::memcpy(out + 2 * j, &h, 2);
+                }
+              } else {
+                std::memcpy(out, x, dim * sizeof(float));
+              }
             } else if (type == VectorIndexType::kIvfPq) {
               const float* src = x;
               if (distance != DistanceType::kDot) {
                 const float* c = trained.model.centroid(assign[i]);
-                for (uint32_t j = 0; j < dim; ++j) residual[j] = x[j] - c[j];
+                for (uint32_t j = 0; j < dim; ++j) {
+                  residual[j] = trained.model.half ? RoundToHalf(x[j] - c[j]) : x[j] - c[j];
+                }
                 src = residual.data();
               }
               trained.pq.Encode(src, out);
@@ -268,7 +290,7 @@ Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const F
   Status st = [&]() -> Status {
     const uint32_t dim = trained.model.dim;
     const uint32_t parts = static_cast<uint32_t>(trained.model.centroids.size() / dim);
-    const size_t payload = type == VectorIndexType::kIvfFlat ? dim * sizeof(float)
+    const size_t payload = type == VectorIndexType::kIvfFlat ? dim * (trained.model.half ? 2 : 4)
                            : type == VectorIndexType::kIvfPq ? trained.pq.num_sub_vectors
                                                              : dim;
     PartitionShuffler shuffler(parts, payload, options.memory_budget);
@@ -316,8 +338,8 @@ Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, co
   }
   if (type == VectorIndexType::kIvfHnswSq)
     return Status::NotSupported(where + ": IVF_HNSW_SQ builds are not available");
-  if (type == VectorIndexType::kIvfFlat && field.type.children[0].type.id != TypeId::kFloat32) {
-    return Status::NotSupported(where + ": Lancet builds IVF_FLAT on float32 vectors only");
+  if (field.type.children[0].type.id == TypeId::kFloat64) {
+    return Status::NotSupported(where + ": Lancet builds vector indexes on float16 and float32 vectors only");
   }
   ASSIGN_OR_RETURN(BuildParams params, ParseParams(options.params, type));
   const std::string name = options.name.empty() ? column + "_idx" : options.name;
@@ -365,8 +387,11 @@ Result<table::IndexMetadata> RebuildVectorSegment(const table::Dataset& dataset,
                                                              : StorageKind::kSq;
   ASSIGN_OR_RETURN(std::unique_ptr<format::FileReader> aux_file,
                    OpenIndexFile(*dataset.store(), dir, kAuxiliaryFileName));
-  ASSIGN_OR_RETURN(std::unique_ptr<IvfStorage> aux, IvfStorage::Open(std::move(aux_file), kind, trained.model.dim));
+  ASSIGN_OR_RETURN(std::unique_ptr<IvfStorage> aux,
+                   IvfStorage::Open(std::move(aux_file), kind, trained.model.dim,
+                                    field->type.children[0].type.id == TypeId::kFloat16));
   trained.pq = aux->codebook();
+  trained.model.half = field->type.children[0].type.id == TypeId::kFloat16;
   trained.sq = aux->bounds();
   BuildParams params;
   auto hint = [&](const char* key, uint32_t fallback) {

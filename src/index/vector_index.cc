@@ -20,8 +20,9 @@ std::string Lower(std::string s) {
 
 class IvfIndex final : public VectorIndex {
  public:
-  IvfIndex(VectorIndexType type, DistanceType distance, IvfModel ivf, std::unique_ptr<IvfStorage> storage)
-      : type_(type), distance_(distance), ivf_(std::move(ivf)), storage_(std::move(storage)) {}
+  IvfIndex(VectorIndexType type, DistanceType distance, IvfModel ivf, std::unique_ptr<IvfStorage> storage,
+           bool half_query)
+      : type_(type), distance_(distance), ivf_(std::move(ivf)), storage_(std::move(storage)), half_query_(half_query) {}
 
   VectorIndexType type() const override { return type_; }
   DistanceType distance() const override { return distance_; }
@@ -31,6 +32,11 @@ class IvfIndex final : public VectorIndex {
   Result<std::vector<VectorHit>> Search(const float* query, const VectorSearchParams& params,
                                         const std::function<bool(uint64_t)>* allowed) const override {
     std::vector<float> q(query, query + ivf_.dim);
+    // The reference casts the query to the column's type: float16 columns search with
+    // a float16 query.
+    if (half_query_) {
+      for (float& x : q) x = RoundToHalf(x);
+    }
     // Cosine indexes hold normalized vectors and pick partitions by L2 between them.
     DistanceType part_metric = distance_;
     if (distance_ == DistanceType::kCosine) {
@@ -50,6 +56,7 @@ class IvfIndex final : public VectorIndex {
   DistanceType distance_;
   IvfModel ivf_;
   std::unique_ptr<IvfStorage> storage_;
+  bool half_query_;
 };
 
 const Field* FieldById(const Schema& schema, int32_t id) {
@@ -142,14 +149,15 @@ Result<std::shared_ptr<const VectorIndex>> VectorIndex::Open(const table::Datase
   const StorageKind kind = type == VectorIndexType::kIvfFlat ? StorageKind::kFlat
                            : type == VectorIndexType::kIvfPq ? StorageKind::kPq
                                                              : StorageKind::kSq;
-  ASSIGN_OR_RETURN(std::unique_ptr<IvfStorage> storage, IvfStorage::Open(std::move(aux), kind, ivf.dim));
+  const bool half = field->type.children[0].type.id == TypeId::kFloat16;
+  ASSIGN_OR_RETURN(std::unique_ptr<IvfStorage> storage, IvfStorage::Open(std::move(aux), kind, ivf.dim, half));
   if (storage->partitions().num_partitions() != ivf.num_partitions()) {
     return Status::Corruption(dir + "/" + kAuxiliaryFileName + ": " +
                               std::to_string(storage->partitions().num_partitions()) + " partitions, index.idx has " +
                               std::to_string(ivf.num_partitions()));
   }
   return std::shared_ptr<const VectorIndex>(
-      std::make_shared<IvfIndex>(type, details.distance, std::move(ivf), std::move(storage)));
+      std::make_shared<IvfIndex>(type, details.distance, std::move(ivf), std::move(storage), half));
 }
 
 }  // namespace lancet::index

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -244,6 +245,39 @@ TEST_F(VectorBuildTest, OptimizeCoversAppendedFragmentsWithTheSameModel) {
   EXPECT_EQ(appended_rows, 500u);
   ASSERT_OK_AND_ASSIGN(OptimizeIndicesResult again, OptimizeIndices(*latest));
   EXPECT_TRUE(again.rebuilt.empty());
+}
+
+// `allowed` drops rows before they compete for the k places; nprobes 0 means the
+// reference's 20 (here every one of 16 partitions, so the search is exact).
+TEST_F(VectorBuildTest, SearchHonoursAllowedAndDefaultNprobes) {
+  auto ds = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  CreateVectorIndexOptions options;
+  options.params = {{"num_partitions", "16"}};
+  ASSERT_OK_AND_ASSIGN(table::IndexMetadata meta, CreateVectorIndex(*ds, "vec", VectorIndexType::kIvfFlat, options));
+  auto latest = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto index, VectorIndex::Open(*latest, meta));
+  const std::vector<float> q(data_.begin() + 10 * 32, data_.begin() + 11 * 32);
+  const std::function<bool(uint64_t)> odd = [](uint64_t row) { return row % 2 == 1; };
+  VectorSearchParams sp;
+  sp.k = 10;
+  ASSERT_OK_AND_ASSIGN(auto hits, index->Search(q.data(), sp, &odd));
+  ASSERT_EQ(hits.size(), 10u);
+  std::vector<uint64_t> want;
+  for (uint64_t r : ExactTopK(data_, 32, {4000, 2000}, q, 40, DistanceType::kL2)) {
+    if (r % 2 == 1 && want.size() < 10) want.push_back(r);
+  }
+  for (size_t i = 0; i < hits.size(); ++i) {
+    EXPECT_EQ(hits[i].row, want[i]);
+    if (i > 0) {
+      EXPECT_LE(hits[i - 1].distance, hits[i].distance);
+    }
+  }
+  sp.k = 100000;
+  ASSERT_OK_AND_ASSIGN(auto all, index->Search(q.data(), sp, nullptr));
+  EXPECT_EQ(all.size(), 6000u);
+  sp.k = 0;
+  ASSERT_OK_AND_ASSIGN(auto none, index->Search(q.data(), sp, nullptr));
+  EXPECT_TRUE(none.empty());
 }
 
 TEST(IvfModelTest, PartitionsPastTheFileAreCorruption) {

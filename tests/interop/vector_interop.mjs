@@ -11,8 +11,7 @@
 //     covers them and the reference uses the new segment; its own optimize() merges
 //     them into Lancet's index (reading Lancet's files) and keeps the recall;
 //   - `lancet index list` names the kind.
-// Lancet's own search of these tables (`lancet search`) is compared in the scan layer's
-// interop. Prints one PASS/FAIL line per check; exits 0 only when all pass.
+// Prints one PASS/FAIL line per check; exits 0 only when all pass.
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 
