@@ -2,6 +2,7 @@
 #include "index/ivf_storage.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -31,7 +32,38 @@ const T* FslValues(const Array& fsl) {
   return child.values<T>() + fsl.offset * fsl.type.list_size;
 }
 
+// Bytes of partitions all open storages keep. Past it partitions are read per search:
+// memory stays bounded however many segments are searched.
+constexpr uint64_t kPartitionCacheBytes = 512ULL << 20;
+std::atomic<uint64_t> g_cached_bytes{0};
+
 }  // namespace
+
+IvfStorage::~IvfStorage() { g_cached_bytes.fetch_sub(cached_bytes_); }
+
+Result<std::shared_ptr<const IvfStorage::Partition>> IvfStorage::Load(uint32_t p) const {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (p < cache_.size() && cache_[p]) return cache_[p];
+  }
+  auto part = std::make_shared<Partition>();
+  RETURN_IF_ERROR(ReadPartition(p, &part->rows, kind_ == StorageKind::kFlat ? &part->vectors : nullptr,
+                                kind_ == StorageKind::kFlat ? nullptr : &part->codes));
+  const uint64_t bytes = part->bytes();
+  uint64_t now = g_cached_bytes.load();
+  while (now + bytes <= kPartitionCacheBytes && !g_cached_bytes.compare_exchange_weak(now, now + bytes)) {
+  }
+  if (now + bytes > kPartitionCacheBytes) return std::shared_ptr<const Partition>(std::move(part));
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (cache_.size() < ivf_.num_partitions()) cache_.resize(ivf_.num_partitions());
+  if (cache_[p]) {  // another search loaded it first
+    g_cached_bytes.fetch_sub(bytes);
+    return cache_[p];
+  }
+  cache_[p] = std::move(part);
+  cached_bytes_ += bytes;
+  return cache_[p];
+}
 
 void TopK::Push(uint64_t row, float distance) {
   if (std::isnan(distance) || k_ == 0) return;
@@ -178,10 +210,10 @@ Status IvfStorage::ReadPartition(uint32_t p, std::vector<uint64_t>* rows, std::v
 
 Status IvfStorage::Scan(uint32_t p, const float* query, const float* centroid, DistanceType metric,
                         const std::function<bool(uint64_t)>* allowed, TopK& top) const {
-  std::vector<uint64_t> rows;
-  std::vector<float> vectors;
-  std::vector<uint8_t> codes;
-  RETURN_IF_ERROR(ReadPartition(p, &rows, kind_ == StorageKind::kFlat ? &vectors : nullptr, &codes));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Partition> part, Load(p));
+  const std::vector<uint64_t>& rows = part->rows;
+  const std::vector<float>& vectors = part->vectors;
+  const std::vector<uint8_t>& codes = part->codes;
   const size_t n = rows.size();
   switch (kind_) {
     case StorageKind::kFlat:

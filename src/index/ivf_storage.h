@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,9 +37,11 @@ class TopK {
   std::vector<VectorHit> heap_;  // max-heap on (distance, row)
 };
 
-/// \brief An opened auxiliary.idx. Thread-safe; partitions are read on demand.
+/// \brief An opened auxiliary.idx. Thread-safe; partitions are read on demand and kept
+/// (within a process-wide budget) for later searches, as committed files never change.
 class IvfStorage {
  public:
+  ~IvfStorage();
   /// Validates the file: `_rowid` u64 and the code column, storage_metadata, the IVF
   /// partitions (within the file's rows) and the codebook/bounds, for vectors of `dim`
   /// (`half`: of a float16 column, whose PQ residuals are float16 too).
@@ -63,7 +66,19 @@ class IvfStorage {
                        std::vector<uint8_t>* codes) const;
 
  private:
+  // One partition as searches use it: row ids, and float vectors or row-major codes.
+  struct Partition {
+    std::vector<uint64_t> rows;
+    std::vector<float> vectors;
+    std::vector<uint8_t> codes;
+    uint64_t bytes() const { return rows.size() * 8 + vectors.size() * 4 + codes.size(); }
+  };
+  Result<std::shared_ptr<const Partition>> Load(uint32_t p) const;
+
   std::unique_ptr<format::FileReader> file_;
+  mutable std::mutex cache_mu_;
+  mutable std::vector<std::shared_ptr<const Partition>> cache_;  // by partition, once loaded
+  mutable uint64_t cached_bytes_ = 0;
   StorageKind kind_ = StorageKind::kFlat;
   uint32_t dim_ = 0;
   bool half_ = false;
