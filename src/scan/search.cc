@@ -250,7 +250,12 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     index::VectorSearchParams params;
     params.nprobes = query.nprobes ? query.nprobes : kDefaultNprobes;
     params.ef = query.ef;
-    const size_t refine = query.refine_factor ? std::max<uint32_t>(1, *query.refine_factor) : 0;
+    // With unindexed fragments the reference re-ranks the index's k candidates by exact
+    // distance before merging them with the exact search of the rest (a refine factor
+    // of 1), so approximate and exact distances never compete.
+    const size_t refine = query.refine_factor ? std::max<uint32_t>(1, *query.refine_factor)
+                          : flat_fragments.empty() ? 0
+                                                   : 1;
     params.k = static_cast<uint32_t>(refine ? want * refine : want);
     for (size_t q = 0; q < queries.size(); ++q) {
       std::vector<float> as_float;

@@ -86,6 +86,32 @@ async function recall(t, metric, refine) {
   return found / total;
 }
 
+// lancet search over the same index and fragments as the reference's vectorSearch
+// (without refinement, so the index's own distances are compared): distances equal to
+// 1e-4 (relative) rank by rank, and the same rows, except that PQ/SQ codes often tie
+// and the reference keeps an arbitrary member of a tied group at the k-th place: rows
+// nearer than the last distance must be the same.
+async function sameSearch(t, dir, metric, what) {
+  let worst = "";
+  const close = (a, b) => Math.abs(a - b) <= 1e-4 * Math.max(1, Math.abs(b));
+  for (const [i, q] of queries.slice(0, 8).entries()) {
+    const peer = t.vectorSearch(q).column("vec").distanceType(metric).nprobes(4).limit(10).withRowId();
+    const want = (await peer.select(["id"]).toArray()).map((r) => [String(r._rowid), r._distance]);
+    const args = ["search", dir, "vec", "--vector", JSON.stringify(q), "-k", "10", "--nprobes", "4",
+      "--distance", metric, "--columns", "id", "--row-ids", "--format", "json"];
+    const got = run(args, "lancet search").split("\n").filter(Boolean).map(JSON.parse)
+      .map((r) => [String(r._rowid), r._distance]);
+    let same = got.length === want.length && got.every(([, d], j) => close(d, want[j][1]));
+    if (same && got.length) {
+      const last = want[want.length - 1][1];
+      const inner = (rs) => rs.filter(([, d]) => !close(d, last)).map(([r]) => r).sort().join();
+      same = inner(got) === inner(want);
+    }
+    if (!same && !worst) worst = `query ${i}: lancet ${JSON.stringify(got)} reference ${JSON.stringify(want)}`;
+  }
+  report(!worst, `${what}: lancet search returns the reference's rows and distances`, worst);
+}
+
 const db = await lancedb.connect(work);
 for (const [name, type, metric, params, listed, statsType, refine] of KINDS) {
   const t = await db.createTable(name, table(first));
@@ -108,6 +134,7 @@ for (const [name, type, metric, params, listed, statsType, refine] of KINDS) {
          plan.includes(`ANNIvfPartition: uuid=${uuid}`), `${name}: the reference's plan searches lancet's index`, plan);
   const r1 = await recall(t, metric, refine);
   report(r1 >= 0.9, `${name}: the reference's recall@10 through lancet's index`, r1.toFixed(3));
+  await sameSearch(t, dir, metric, `${name} (lancet's index)`);
 
   await t.add(table(later));
   const st2 = await t.indexStats("vec_idx");
@@ -115,6 +142,7 @@ for (const [name, type, metric, params, listed, statsType, refine] of KINDS) {
          JSON.stringify(st2));
   const r2 = await recall(t, metric, refine);
   report(r2 >= 0.9, `${name}: recall with the unindexed fragment`, r2.toFixed(3));
+  await sameSearch(t, dir, metric, `${name} (index + unindexed fragment)`);
   if (metric === "l2") {
     // Lancet's optimize: one segment over every fragment, same centroids and codebook.
     run(["index", "optimize", dir], "lancet index optimize");
@@ -134,8 +162,26 @@ for (const [name, type, metric, params, listed, statsType, refine] of KINDS) {
   const r3 = await recall(t, metric, refine);
   const bar = type === "ivf_pq" ? 0.7 : 0.9;
   report(r3 >= bar, `${name}: recall after the reference's optimize`, r3.toFixed(3));
+  await sameSearch(t, dir, metric, `${name} (the reference's optimized index)`);
   const list = run(["index", "list", dir], "lancet index list");
   report(list.includes(`vec_idx\t${listed}\tvec\t`), `${name}: lancet index list names ${listed}`, list.trim());
+}
+
+// Indexes the reference builds: lancet search gives its rows and distances.
+for (const [name, metric, index] of [
+  ["ref_flat", "l2", lancedb.Index.ivfFlat({ numPartitions: 8, distanceType: "l2" })],
+  ["ref_pq_cos", "cosine", lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: 8, distanceType: "cosine" })],
+  ["ref_pq_dot", "dot", lancedb.Index.ivfPq({ numPartitions: 8, numSubVectors: 8, distanceType: "dot" })],
+]) {
+  const t = await db.createTable(name, table(first));
+  await t.add(table(second));
+  await t.createIndex("vec", { config: index });
+  await t.delete("id % 13 = 0");
+  const dir = path.join(work, `${name}.lance`);
+  await sameSearch(t, dir, metric, `${name} (the reference's index, rows deleted)`);
+  const plan = run(["search", dir, "vec", "--vector", JSON.stringify(queries[0]), "--explain"], "lancet search --explain");
+  report(/ANNIvfPartition: index=vec_idx\(IvfFlat|IvfPq\)/.test(plan), `${name}: lancet plans with the reference's index`,
+    plan.trim());
 }
 
 process.stdout.write(`${failures === 0 ? "all passed" : `${failures} failed`}\n`);
