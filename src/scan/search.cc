@@ -111,7 +111,7 @@ struct IndexPlan {
   index::VectorIndexType type{};
   std::vector<table::IndexMetadata> segments;
   std::set<uint64_t> covered;
-  bool stale = false;  // a segment names fragments that are gone or have deletions
+  bool deletions = false;  // a covered fragment has deleted rows
 };
 
 Result<std::optional<IndexPlan>> FindIndex(const table::Dataset& dataset, const Field& field) {
@@ -127,12 +127,9 @@ Result<std::optional<IndexPlan>> FindIndex(const table::Dataset& dataset, const 
     plan->segments.push_back(m);
     for (uint64_t id : m.fragment_ids) {
       auto it = live.find(id);
-      if (it == live.end()) {
-        plan->stale = true;
-        continue;
-      }
+      if (it == live.end()) continue;
       plan->covered.insert(id);
-      if (it->second->deleted_rows > 0) plan->stale = true;
+      if (it->second->deleted_rows > 0) plan->deletions = true;
     }
   }
   return plan;
@@ -206,6 +203,7 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
   if (query.use_index) {
     ASSIGN_OR_RETURN(plan, FindIndex(dataset, *field));
   }
+  if (plan && plan->covered.empty()) plan.reset();  // e.g. every fragment it named was compacted
   std::vector<std::shared_ptr<const index::VectorIndex>> opened;
   if (plan) {
     for (const table::IndexMetadata& m : plan->segments) {
@@ -241,19 +239,30 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     if (!plan || !plan->covered.count(f.id)) flat_fragments.push_back(f.id);
   }
   if (plan && !opened.empty()) {
+    // Index rows are valid only in the live fragments the index covers: fragments
+    // compacted away drop out of its bitmap while their rows stay in its files. Row
+    // addresses name their fragment; stable row ids need the covered rows listed
+    // whenever some fragment (appended or compacted) is not covered.
+    const bool stable = dataset.stable_row_ids();
+    const bool all_covered = plan->covered.size() == dataset.fragments().size();
     std::optional<Roaring64Map> allowed;
-    if (!search_filter.empty() || plan->stale) {
+    if (!search_filter.empty() || plan->deletions || (stable && !all_covered)) {
       ASSIGN_OR_RETURN(allowed, AllowedRows(dataset, plan->covered, search_filter));
     }
+    const std::set<uint64_t>& covered = plan->covered;
     std::function<bool(uint64_t)> admit;
-    if (allowed) admit = [&](uint64_t row) { return allowed->contains(row); };
+    if (allowed) {
+      admit = [&](uint64_t row) { return allowed->contains(row); };
+    } else if (!stable && !all_covered) {
+      admit = [&](uint64_t row) { return covered.count(row >> 32) > 0; };
+    }
     index::VectorSearchParams params;
     params.nprobes = query.nprobes ? query.nprobes : kDefaultNprobes;
     params.ef = query.ef;
     // With unindexed fragments the reference re-ranks the index's k candidates by exact
     // distance before merging them with the exact search of the rest (a refine factor
     // of 1), so approximate and exact distances never compete.
-    const size_t refine = query.refine_factor ? std::max<uint32_t>(1, *query.refine_factor)
+    const size_t refine = query.refine_factor      ? std::max<uint32_t>(1, *query.refine_factor)
                           : flat_fragments.empty() ? 0
                                                    : 1;
     params.k = static_cast<uint32_t>(refine ? want * refine : want);
@@ -268,7 +277,7 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
       }
       std::vector<index::VectorHit> hits;
       for (const auto& seg : opened) {
-        ASSIGN_OR_RETURN(std::vector<index::VectorHit> found, seg->Search(qv, params, allowed ? &admit : nullptr));
+        ASSIGN_OR_RETURN(std::vector<index::VectorHit> found, seg->Search(qv, params, admit ? &admit : nullptr));
         hits.insert(hits.end(), found.begin(), found.end());
       }
       if (refine) {
