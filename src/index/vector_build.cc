@@ -11,6 +11,7 @@
 
 #include "index/index_file.h"
 #include "index/index_segment.h"
+#include "index/ivf_hnsw.h"
 #include "index/ivf_writer.h"
 #include "index/kmeans.h"
 #include "index/vector_build.h"
@@ -26,6 +27,8 @@ struct BuildParams {
   uint32_t num_bits = 8;
   uint32_t max_iterations = 50;
   uint32_t sample_rate = 256;
+  uint32_t m = kHnswDefaultM;  // IVF_HNSW_SQ
+  uint32_t ef_construction = kHnswDefaultEfConstruction;
 };
 
 Result<uint32_t> ParseCount(const std::string& key, const std::string& value, uint32_t min, uint32_t max) {
@@ -51,13 +54,23 @@ Result<BuildParams> ParseParams(const std::map<std::string, std::string>& params
       ASSIGN_OR_RETURN(out.max_iterations, ParseCount(key, value, 1, 10000));
     } else if (key == "sample_rate") {
       ASSIGN_OR_RETURN(out.sample_rate, ParseCount(key, value, 1, 1 << 20));
+    } else if (key == "m" && type == VectorIndexType::kIvfHnswSq) {
+      ASSIGN_OR_RETURN(out.m, ParseCount(key, value, 4, 1 << 16));
+    } else if (key == "ef_construction" && type == VectorIndexType::kIvfHnswSq) {
+      ASSIGN_OR_RETURN(out.ef_construction, ParseCount(key, value, 1, 1 << 20));
     } else {
       return Status::InvalidArgument("unknown param '" + key + "' for a " + VectorIndexFileType(type) +
                                      " index (num_partitions, max_iterations, sample_rate" +
-                                     (type == VectorIndexType::kIvfPq   ? ", num_sub_vectors, num_bits)"
-                                      : type == VectorIndexType::kIvfSq ? ", num_bits)"
-                                                                        : ")"));
+                                     (type == VectorIndexType::kIvfPq       ? ", num_sub_vectors, num_bits)"
+                                      : type == VectorIndexType::kIvfSq     ? ", num_bits)"
+                                      : type == VectorIndexType::kIvfHnswSq ? ", num_bits, m, ef_construction)"
+                                                                            : ")"));
     }
+  }
+  // The reference refuses these too.
+  if (out.ef_construction < out.m) {
+    return Status::InvalidArgument("vector index param ef_construction=" + std::to_string(out.ef_construction) +
+                                   " must be at least m=" + std::to_string(out.m));
   }
   return out;
 }
@@ -185,7 +198,7 @@ Result<Trained> Train(const table::Dataset& dataset, const Field& field, VectorI
     if (half) {
       for (float& v : out.pq.values) v = RoundToHalf(v);
     }
-  } else if (type == VectorIndexType::kIvfSq) {
+  } else if (type == VectorIndexType::kIvfSq || type == VectorIndexType::kIvfHnswSq) {
     out.sq.Update(sample.data(), qn * dim);
   }
   return out;
@@ -267,9 +280,15 @@ VectorDetails DetailsFor(VectorIndexType type, DistanceType distance, const Buil
     d.runtime_hints["lance.pq.kmeans_redos"] = "1";
     d.runtime_hints["lance.pq.max_iters"] = std::to_string(params.max_iterations);
     d.runtime_hints["lance.pq.sample_rate"] = std::to_string(params.sample_rate);
-  } else if (type == VectorIndexType::kIvfSq) {
+  } else if (type == VectorIndexType::kIvfSq || type == VectorIndexType::kIvfHnswSq) {
     d.sq_num_bits = 8;
     d.runtime_hints["lance.sq.sample_rate"] = std::to_string(params.sample_rate);
+  }
+  if (type == VectorIndexType::kIvfHnswSq) {
+    d.hnsw_m = params.m;
+    d.hnsw_ef_construction = params.ef_construction;
+    d.hnsw_max_level = kHnswDefaultMaxLevel;
+    d.runtime_hints["lance.hnsw.prefetch_distance"] = "2";
   }
   return d;
 }
@@ -307,7 +326,16 @@ Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const F
     spec.model = &trained.model;
     spec.pq = &trained.pq;
     spec.sq = &trained.sq;
-    ASSIGN_OR_RETURN(std::vector<IndexFileEntry> files, WriteIvfSegment(store, dir, spec, shuffler));
+    std::vector<IndexFileEntry> files;
+    if (type == VectorIndexType::kIvfHnswSq) {
+      HnswParams hnsw;
+      hnsw.m = params.m;
+      hnsw.ef_construction = params.ef_construction;
+      hnsw.max_level = kHnswDefaultMaxLevel;
+      ASSIGN_OR_RETURN(files, WriteIvfHnswSegment(store, dir, spec, shuffler, hnsw));
+    } else {
+      ASSIGN_OR_RETURN(files, WriteIvfSegment(store, dir, spec, shuffler));
+    }
     for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
     meta.details = SerializeVectorDetails(DetailsFor(type, distance, params, trained));
     return Status::OK();
@@ -339,8 +367,6 @@ Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, co
   if (options.distance == DistanceType::kHamming) {
     return Status::NotSupported(where + ": Lancet builds IVF indexes for l2, cosine and dot only");
   }
-  if (type == VectorIndexType::kIvfHnswSq)
-    return Status::NotSupported(where + ": IVF_HNSW_SQ builds are not available");
   if (field.type.children[0].type.id == TypeId::kFloat64) {
     return Status::NotSupported(where + ": Lancet builds vector indexes on float16 and float32 vectors only");
   }
@@ -367,7 +393,7 @@ Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, co
 
 Result<table::IndexMetadata> RebuildVectorSegment(const table::Dataset& dataset, const table::IndexMetadata& model) {
   ASSIGN_OR_RETURN(VectorDetails details, ParseVectorDetails(model));
-  if (!details.type || *details.type == VectorIndexType::kIvfHnswSq || !IsUsableVector(model)) {
+  if (!details.type || !IsUsableVector(model)) {
     return Status::NotSupported(dataset.uri() + ": index '" + model.name + "' is a kind Lancet does not rebuild");
   }
   const VectorIndexType type = *details.type;
@@ -406,6 +432,10 @@ Result<table::IndexMetadata> RebuildVectorSegment(const table::Dataset& dataset,
   };
   params.max_iterations = hint("lance.ivf.max_iters", params.max_iterations);
   params.sample_rate = hint("lance.ivf.sample_rate", params.sample_rate);
+  if (type == VectorIndexType::kIvfHnswSq) {
+    if (details.hnsw_m >= 4) params.m = details.hnsw_m;
+    params.ef_construction = std::max(params.m, details.hnsw_ef_construction);
+  }
   return WriteSegment(dataset, *field, type, details.distance, model.name, params, trained, {});
 }
 

@@ -97,8 +97,7 @@ std::string SerializeVectorDetails(const VectorDetails& details) {
 
 bool IsUsableVector(const table::IndexMetadata& index) {
   auto details = ParseVectorDetails(index);
-  return details.ok() && details->type && *details->type != VectorIndexType::kIvfHnswSq &&
-         index.index_version.value_or(0) <= kVectorIndexVersion;
+  return details.ok() && details->type && index.index_version.value_or(0) <= kVectorIndexVersion;
 }
 
 const char* VectorIndexFileType(VectorIndexType type) {

@@ -32,8 +32,8 @@ Result<VectorDetails> ParseVectorDetails(const table::IndexMetadata& index);
 /// Serialized VectorIndexDetails for `details` (type must be set).
 std::string SerializeVectorDetails(const VectorDetails& details);
 
-/// Whether Lancet opens and searches `index` (an IVF_FLAT/PQ/SQ segment of a version
-/// it reads).
+/// Whether Lancet opens and searches `index` (an IVF_FLAT/PQ/SQ or IVF_HNSW_SQ segment
+/// of a version it reads).
 bool IsUsableVector(const table::IndexMetadata& index);
 
 /// The `type` string of index.idx's lance:index metadata: "IVF_FLAT", "IVF_PQ", ...

@@ -1,4 +1,5 @@
-// Vector index types and opening/searching an IVF segment (IVF_FLAT, IVF_PQ, IVF_SQ).
+// Vector index types and opening/searching an IVF segment (IVF_FLAT, IVF_PQ, IVF_SQ;
+// IVF_HNSW_SQ in ivf_hnsw.cc).
 #include "lancet/index/vector_index.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index/index_file.h"
+#include "index/ivf_hnsw.h"
 #include "index/ivf_storage.h"
 #include "index/vector_details.h"
 
@@ -106,9 +108,6 @@ Result<std::shared_ptr<const VectorIndex>> VectorIndex::Open(const table::Datase
                                 "' is a vector index kind Lancet cannot read");
   }
   const VectorIndexType type = *details.type;
-  if (type == VectorIndexType::kIvfHnswSq) {
-    return Status::NotSupported(dataset.uri() + ": index '" + index.name + "': IVF_HNSW_SQ search is not available");
-  }
   if (index.index_version.value_or(0) > kVectorIndexVersion) {
     return Status::NotSupported(dataset.uri() + ": index '" + index.name + "' has version " +
                                 std::to_string(*index.index_version) + ", Lancet reads up to " +
@@ -155,6 +154,9 @@ Result<std::shared_ptr<const VectorIndex>> VectorIndex::Open(const table::Datase
     return Status::Corruption(dir + "/" + kAuxiliaryFileName + ": " +
                               std::to_string(storage->partitions().num_partitions()) + " partitions, index.idx has " +
                               std::to_string(ivf.num_partitions()));
+  }
+  if (type == VectorIndexType::kIvfHnswSq) {
+    return OpenIvfHnswIndex(details.distance, std::move(ivf), std::move(main), std::move(storage), half);
   }
   return std::shared_ptr<const VectorIndex>(
       std::make_shared<IvfIndex>(type, details.distance, std::move(ivf), std::move(storage), half));
