@@ -87,6 +87,7 @@ for (const name of only) {
         query: q,
         nprobes,
         k,
+        ef: hnsw ? 400 : 0,
         rows: got.map((r) => String(r._rowid)),
         distances: got.map((r) => r._distance),
       };

@@ -3,6 +3,7 @@
 // reference's vectorSearch. Skipped when node or the peer is not installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 struct Answer {
   std::string table;
   int query = 0;
-  uint32_t nprobes = 0, k = 0;
+  uint32_t nprobes = 0, k = 0, ef = 0;  // ef 0: the default
   std::vector<uint64_t> rows;
   std::vector<double> distances;
 };
@@ -82,6 +83,7 @@ class VectorReferenceTest : public ::testing::Test {
       a.query = j["query"].get<int>();
       a.nprobes = j["nprobes"].get<uint32_t>();
       a.k = j["k"].get<uint32_t>();
+      if (j.contains("ef")) a.ef = j["ef"].get<uint32_t>();
       for (const auto& r : j["rows"]) a.rows.push_back(std::stoull(r.get<std::string>()));
       for (const auto& d : j["distances"]) a.distances.push_back(d.get<double>());
       answers->push_back(std::move(a));
@@ -104,7 +106,7 @@ class VectorReferenceTest : public ::testing::Test {
     CheckAnswers(dir_, answers_, table, type, distance, rel_tol);
   }
   void CheckAnswers(const std::string& db, const std::vector<Answer>& answers, const std::string& table,
-                    VectorIndexType type, DistanceType distance, double rel_tol) {
+                    VectorIndexType type, DistanceType distance, double rel_tol, uint32_t partitions = 8) {
     ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/" + table + ".lance"));
     ASSERT_OK_AND_ASSIGN(auto indices, ds->ListIndices());
     ASSERT_EQ(indices.size(), 1u);
@@ -113,13 +115,14 @@ class VectorReferenceTest : public ::testing::Test {
     EXPECT_EQ(index->type(), type);
     EXPECT_EQ(index->distance(), distance);
     EXPECT_EQ(index->dim(), 32u);
-    EXPECT_EQ(index->num_partitions(), 8u);
+    EXPECT_EQ(index->num_partitions(), partitions);
     int checked = 0;
     for (const Answer& a : answers) {
       if (a.table != table) continue;
       VectorSearchParams params;
       params.k = a.k;
       params.nprobes = a.nprobes;
+      params.ef = a.ef;
       ASSERT_OK_AND_ASSIGN(std::vector<VectorHit> hits, index->Search(queries_[a.query].data(), params, nullptr));
       ASSERT_EQ(hits.size(), a.rows.size()) << table << " query " << a.query << " nprobes " << a.nprobes;
       for (size_t i = 0; i < hits.size(); ++i) {
@@ -189,6 +192,83 @@ TEST_F(VectorReferenceTest, ReadsTheReferencesSqStorage) {
     }
   }
   EXPECT_GT(checked, 0);
+}
+
+// IVF_HNSW_SQ both ways. Lancet searches the reference's segment (2 partitions, m 20,
+// ef_construction 300) and returns the reference's rows and SQ distances, with a wide
+// beam and with the default one (ef = 1.5 k). The reference lists, plans with and
+// searches a segment Lancet built on the same rows, with the recall of its own, and
+// both write the same VectorIndexDetails.
+TEST_F(VectorReferenceTest, IvfHnswSqBothWays) {
+  CheckAnswers(dir_, answers_, "hnsw_sq", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2);
+  // The script's queries at nprobes 1, 3 and 8 with the default ef, and its recall.
+  const auto run = [&](const std::string& db, const std::string& spec, std::vector<Answer>* answers,
+                       std::vector<nlohmann::json>* reports) {
+    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                            "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_search.mjs' '" +
+                            testing::PeerHarnessDir() + "/lib/peer.mjs' '" + db + "' '" + dir_ + "/queries.json' '" +
+                            spec + "' 2>>'" + dir_ + "/hnsw.err'";
+    return RunNode(cmd, answers, reports);
+  };
+  std::vector<Answer> theirs;
+  std::vector<nlohmann::json> their_reports;
+  ASSERT_TRUE(run(dir_, "hnsw_sq:l2:recall", &theirs, &their_reports));
+  ASSERT_EQ(their_reports.size(), 1u);
+  CheckAnswers(dir_, theirs, "hnsw_sq", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2);
+
+  const std::string db = dir_ + "/lancet_hnsw";
+  fs::create_directories(db);
+  fs::copy(dir_ + "/flat_l2.lance", db + "/l_hnsw.lance", fs::copy_options::recursive);
+  {
+    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/l_hnsw.lance"));
+    ASSERT_OK(DropIndex(*ds, "vec_idx").status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/l_hnsw.lance"));
+  CreateVectorIndexOptions options;
+  options.params = {{"num_partitions", "2"}};
+  ASSERT_OK_AND_ASSIGN(table::IndexMetadata meta, CreateVectorIndex(*ds, "vec", VectorIndexType::kIvfHnswSq, options));
+  std::vector<Answer> ours;
+  std::vector<nlohmann::json> reports;
+  ASSERT_TRUE(run(db, "l_hnsw:l2:recall", &ours, &reports));
+  ASSERT_EQ(reports.size(), 1u);
+  const nlohmann::json& r = reports[0];
+  ASSERT_EQ(r["indices"].size(), 1u);
+  EXPECT_EQ(r["indices"][0]["indexType"], "IvfHnswSq");
+  EXPECT_EQ(r["stats"]["numIndexedRows"], 4000);
+  EXPECT_EQ(r["stats"]["numUnindexedRows"], 0);
+  const std::string plan = r["plan"].get<std::string>();
+  EXPECT_NE(plan.find("ANNSubIndex: name=vec_idx"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("ANNIvfPartition: uuid=" + meta.uuid), std::string::npos) << plan;
+  const double their_recall = their_reports[0]["recall"].get<double>();
+  const double our_recall = r["recall"].get<double>();
+  std::printf("[ recall ] reference's IVF_HNSW_SQ search over its segment %.3f, over Lancet's %.3f\n", their_recall,
+              our_recall);
+  EXPECT_GE(our_recall, their_recall - 0.02);
+  // Same graph, same search: the reference's answers over Lancet's graphs are Lancet's.
+  CheckAnswers(db, ours, "l_hnsw", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2);
+
+  // The manifest side is the reference's, field for field.
+  ASSERT_OK_AND_ASSIGN(auto reference_ds, table::Dataset::Open(dir_ + "/hnsw_sq.lance"));
+  ASSERT_OK_AND_ASSIGN(auto reference_indices, reference_ds->ListIndices());
+  ASSERT_OK_AND_ASSIGN(VectorDetails want, ParseVectorDetails(reference_indices[0]));
+  ASSERT_OK_AND_ASSIGN(VectorDetails got, ParseVectorDetails(meta));
+  EXPECT_EQ(got.hnsw_m, want.hnsw_m);
+  EXPECT_EQ(got.hnsw_ef_construction, want.hnsw_ef_construction);
+  EXPECT_EQ(got.hnsw_max_level, want.hnsw_max_level);
+  EXPECT_EQ(got.sq_num_bits, want.sq_num_bits);
+  EXPECT_EQ(got.runtime_hints, want.runtime_hints);
+  EXPECT_EQ(meta.index_version, reference_indices[0].index_version);
+  ASSERT_OK_AND_ASSIGN(std::string their_dir, reference_ds->IndexDirectory(reference_indices[0]));
+  ASSERT_OK_AND_ASSIGN(std::string our_dir, ds->IndexDirectory(meta));
+  ASSERT_OK_AND_ASSIGN(auto their_main, OpenIndexFile(*reference_ds->store(), their_dir, "index.idx"));
+  ASSERT_OK_AND_ASSIGN(auto our_main, OpenIndexFile(*ds->store(), our_dir, "index.idx"));
+  std::vector<std::string> their_keys, our_keys;
+  for (const auto& [k, v] : their_main->file_schema().metadata) their_keys.push_back(k);
+  for (const auto& [k, v] : our_main->file_schema().metadata) our_keys.push_back(k);
+  std::sort(their_keys.begin(), their_keys.end());
+  std::sort(our_keys.begin(), our_keys.end());
+  EXPECT_EQ(our_keys, their_keys);
+  EXPECT_EQ(IndexFileMetadata(*our_main, "lance:index"), IndexFileMetadata(*their_main, "lance:index"));
 }
 
 // Lancet builds the indexes on copies of the reference's tables; the reference lists
