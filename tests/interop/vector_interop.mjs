@@ -68,6 +68,7 @@ const KINDS = [
   ["pq_l2", "ivf_pq", "l2", ["num_sub_vectors=8"], "IvfPq", "IVF_PQ", 4],
   ["pq_cos", "ivf_pq", "cosine", ["num_sub_vectors=8"], "IvfPq", "IVF_PQ", 4],
   ["sq_l2", "ivf_sq", "l2", [], "IvfSq", "IVF_SQ", 2],
+  ["hnsw_l2", "ivf_hnsw_sq", "l2", ["m=12", "ef_construction=60"], "IvfHnswSq", "IVF_HNSW_SQ", 2],
 ];
 const METRIC = { l2: "L2", cosine: "Cosine", dot: "Dot" };
 
