@@ -65,7 +65,7 @@ class IvfHnswIndex final : public VectorIndex {
       if (part->graph.num_nodes() == 0) continue;
       const uint8_t* codes = part->codes.data();
       const auto distance = [&](uint32_t id) {
-        return sq.Distance(codes + size_t{id} * dim, qcode.data(), dim, sq_metric);
+        return SqCodeDistance(sq, codes + size_t{id} * dim, qcode.data(), dim, sq_metric);
       };
       std::function<bool(uint32_t)> admit;
       if (allowed != nullptr && *allowed) admit = [&](uint32_t id) { return (*allowed)(part->rows[id]); };

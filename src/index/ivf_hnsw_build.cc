@@ -118,7 +118,7 @@ Result<std::vector<IndexFileEntry>> WriteIvfHnswSegment(std::shared_ptr<io::Obje
       Work& w = group[i];
       const uint8_t* codes = w.codes.data();
       const auto distance = [&](uint32_t a, uint32_t b) {
-        return sq.Distance(codes + size_t{a} * dim, codes + size_t{b} * dim, dim, metric);
+        return SqCodeDistance(sq, codes + size_t{a} * dim, codes + size_t{b} * dim, dim, metric);
       };
       w.graph = HnswGraph::Build(static_cast<uint32_t>(w.codes.size() / dim), distance, graph_params);
     });

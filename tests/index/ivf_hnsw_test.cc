@@ -313,6 +313,38 @@ TEST_F(IvfHnswTest, DefaultsFollowTheReference) {
   EXPECT_EQ(index->num_partitions(), 1u);  // 6000 rows / 2^20, at least 1
 }
 
+// OptimizeIndices rebuilds the segment over appended rows with the same centroids, SQ
+// bounds, m and ef_construction; the new rows are found.
+TEST_F(IvfHnswTest, OptimizeKeepsTheModelAndParams) {
+  ASSERT_OK_AND_ASSIGN(auto before, Build({{"num_partitions", "2"}, {"m", "8"}, {"ef_construction", "40"}}));
+  const std::vector<float> more = ClusteredVectors(500, kDim, 24, 99);
+  ASSERT_OK(WriteVectorDataset(dir_ + "/t.lance", more, kDim, {500}));
+  auto appended = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_OK_AND_ASSIGN(OptimizeIndicesResult result, OptimizeIndices(*appended));
+  ASSERT_EQ(result.rebuilt, (std::vector<std::string>{"vec_idx"}));
+  auto latest = table::Dataset::Open(dir_ + "/t.lance").MoveValue();
+  ASSERT_OK_AND_ASSIGN(auto indices, latest->ListIndices());
+  ASSERT_EQ(indices.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(VectorDetails details, ParseVectorDetails(indices[0]));
+  EXPECT_EQ(details.type, VectorIndexType::kIvfHnswSq);
+  EXPECT_EQ(details.hnsw_m, 8u);
+  EXPECT_EQ(details.hnsw_ef_construction, 40u);
+  const auto centroids = [&](const table::IndexMetadata& m) {
+    auto dir = latest->IndexDirectory(m).MoveValue();
+    return ReadIvfModel(*OpenIndexFile(*latest->store(), dir, "index.idx").MoveValue()).MoveValue().centroids;
+  };
+  EXPECT_EQ(centroids(indices[0]), centroids(before));
+  ASSERT_OK_AND_ASSIGN(auto index, VectorIndex::Open(*latest, indices[0]));
+  const std::vector<float> q(more.begin() + 3 * kDim, more.begin() + 4 * kDim);
+  VectorSearchParams sp;
+  sp.nprobes = 2;
+  ASSERT_OK_AND_ASSIGN(auto hits, index->Search(q.data(), sp, nullptr));
+  // The appended vectors repeat the first 500 (same generator seed): both copies tie.
+  ASSERT_GE(hits.size(), 2u);
+  std::set<uint64_t> top2{hits[0].row, hits[1].row};
+  EXPECT_EQ(top2, (std::set<uint64_t>{3, (uint64_t{2} << 32) | 3}));
+}
+
 // Writes index.idx anew from the built one's columns after `edit` changes them.
 void RewriteIndexFile(const table::Dataset& ds, const std::string& dir,
                       const std::function<void(Schema&, std::vector<uint32_t>&, std::vector<uint32_t>&)>& edit) {
