@@ -7,6 +7,7 @@
 // and first one line per table: {"table":..,"indices":[listIndices],"stats":{..},"plan":".."}.
 // With ":recall" that line also has "recall": the mean recall@10 of the indexed search
 // (nprobes 2, the default ef) against the exact search, over 60 queries near stored rows.
+// VECTOR_FILTER=EXPR prefilters the answers' searches with `where(EXPR)`.
 import fs from "node:fs";
 
 const [peerLib, dbDir, queriesFile, ...tables] = process.argv.slice(2);
@@ -37,15 +38,9 @@ for (const spec of tables) {
   for (let q = 0; q < queries.length; ++q) {
     for (const nprobes of [1, 3, 8]) {
       const k = 10;
-      const got = await t
-        .vectorSearch(queries[q])
-        .column("vec")
-        .distanceType(metric)
-        .nprobes(nprobes)
-        .limit(k)
-        .withRowId()
-        .select(["id", "_distance"])
-        .toArray();
+      let search = t.vectorSearch(queries[q]).column("vec").distanceType(metric).nprobes(nprobes).limit(k);
+      if (process.env.VECTOR_FILTER) search = search.where(process.env.VECTOR_FILTER);
+      const got = await search.withRowId().select(["id", "_distance"]).toArray();
       const line = {
         table: name,
         query: q,

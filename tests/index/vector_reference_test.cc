@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -106,7 +107,8 @@ class VectorReferenceTest : public ::testing::Test {
     CheckAnswers(dir_, answers_, table, type, distance, rel_tol);
   }
   void CheckAnswers(const std::string& db, const std::vector<Answer>& answers, const std::string& table,
-                    VectorIndexType type, DistanceType distance, double rel_tol, uint32_t partitions = 8) {
+                    VectorIndexType type, DistanceType distance, double rel_tol, uint32_t partitions = 8,
+                    const std::function<bool(uint64_t)>* allowed = nullptr) {
     ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(db + "/" + table + ".lance"));
     ASSERT_OK_AND_ASSIGN(auto indices, ds->ListIndices());
     ASSERT_EQ(indices.size(), 1u);
@@ -123,7 +125,7 @@ class VectorReferenceTest : public ::testing::Test {
       params.k = a.k;
       params.nprobes = a.nprobes;
       params.ef = a.ef;
-      ASSERT_OK_AND_ASSIGN(std::vector<VectorHit> hits, index->Search(queries_[a.query].data(), params, nullptr));
+      ASSERT_OK_AND_ASSIGN(std::vector<VectorHit> hits, index->Search(queries_[a.query].data(), params, allowed));
       ASSERT_EQ(hits.size(), a.rows.size()) << table << " query " << a.query << " nprobes " << a.nprobes;
       for (size_t i = 0; i < hits.size(); ++i) {
         const double want = a.distances[i];
@@ -203,8 +205,8 @@ TEST_F(VectorReferenceTest, IvfHnswSqBothWays) {
   CheckAnswers(dir_, answers_, "hnsw_sq", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2);
   // The script's queries at nprobes 1, 3 and 8 with the default ef, and its recall.
   const auto run = [&](const std::string& db, const std::string& spec, std::vector<Answer>* answers,
-                       std::vector<nlohmann::json>* reports) {
-    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                       std::vector<nlohmann::json>* reports, const std::string& filter = "") {
+    const std::string cmd = "VECTOR_FILTER='" + filter + "' LANCE_PEER_DIR='" + testing::PeerInstallDir() +
                             "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_search.mjs' '" +
                             testing::PeerHarnessDir() + "/lib/peer.mjs' '" + db + "' '" + dir_ + "/queries.json' '" +
                             spec + "' 2>>'" + dir_ + "/hnsw.err'";
@@ -246,6 +248,28 @@ TEST_F(VectorReferenceTest, IvfHnswSqBothWays) {
   EXPECT_GE(our_recall, their_recall - 0.02);
   // Same graph, same search: the reference's answers over Lancet's graphs are Lancet's.
   CheckAnswers(db, ours, "l_hnsw", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2);
+
+  // Prefiltered: half the rows admitted (the walk goes through all nodes) and 300 of
+  // 4000 (under 10% of each partition: an exhaustive scan of them). Both sides answer
+  // alike over both segments. Row addresses: fragment 0 holds ids 0..2999, fragment 1
+  // ids 3000..3999.
+  const std::function<bool(uint64_t)> even = [](uint64_t row) { return (row & 0xffffffff) % 2 == 0; };
+  const std::function<bool(uint64_t)> few = [](uint64_t row) { return (row >> 32) == 0 && (row & 0xffffffff) < 300; };
+  for (const auto& [filter, allowed] : {std::pair{"id % 2 = 0", &even}, std::pair{"id < 300", &few}}) {
+    SCOPED_TRACE(filter);
+    std::vector<Answer> their_filtered, our_filtered;
+    std::vector<nlohmann::json> ignored;
+    ASSERT_TRUE(run(dir_, "hnsw_sq:l2", &their_filtered, &ignored, filter));
+    ASSERT_TRUE(run(db, "l_hnsw:l2", &our_filtered, &ignored, filter));
+    for (const auto* answers : {&their_filtered, &our_filtered}) {
+      for (const Answer& a : *answers) {
+        EXPECT_EQ(a.rows.size(), 10u);
+        for (uint64_t row : a.rows) EXPECT_TRUE((*allowed)(row)) << row;
+      }
+    }
+    CheckAnswers(dir_, their_filtered, "hnsw_sq", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2, allowed);
+    CheckAnswers(db, our_filtered, "l_hnsw", VectorIndexType::kIvfHnswSq, DistanceType::kL2, 1e-4, 2, allowed);
+  }
 
   // The manifest side is the reference's, field for field.
   ASSERT_OK_AND_ASSIGN(auto reference_ds, table::Dataset::Open(dir_ + "/hnsw_sq.lance"));
