@@ -9,6 +9,7 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -311,6 +312,38 @@ TEST_F(IvfHnswTest, DefaultsFollowTheReference) {
   auto index = Open(meta);
   ASSERT_NE(index, nullptr);
   EXPECT_EQ(index->num_partitions(), 1u);  // 6000 rows / 2^20, at least 1
+}
+
+// Searches from several threads on a freshly opened index (racing to load the
+// partitions' graphs) answer as one thread does.
+TEST_F(IvfHnswTest, ConcurrentSearchesAgree) {
+  ASSERT_OK_AND_ASSIGN(auto meta, Build({{"num_partitions", "3"}}));
+  auto reference = Open(meta);
+  ASSERT_NE(reference, nullptr);
+  VectorSearchParams sp;
+  sp.nprobes = 3;
+  std::vector<std::vector<VectorHit>> want;
+  for (int q = 0; q < 20; ++q) want.push_back(reference->Search(Query(q).data(), sp, nullptr).MoveValue());
+  auto index = Open(meta);
+  ASSERT_NE(index, nullptr);
+  std::vector<std::vector<std::vector<VectorHit>>> got(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int q = 0; q < 20; ++q) {
+        auto hits = index->Search(Query(q).data(), sp, nullptr);
+        got[t].push_back(hits.ok() ? *hits : std::vector<VectorHit>{});
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& per_thread : got) {
+    ASSERT_EQ(per_thread.size(), want.size());
+    for (size_t q = 0; q < want.size(); ++q) {
+      ASSERT_EQ(per_thread[q].size(), want[q].size());
+      for (size_t i = 0; i < want[q].size(); ++i) EXPECT_EQ(per_thread[q][i].row, want[q][i].row);
+    }
+  }
 }
 
 // OptimizeIndices rebuilds the segment over appended rows with the same centroids, SQ
