@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -46,10 +47,30 @@ class IvfIndex final : public VectorIndex {
       part_metric = DistanceType::kL2;
     }
     const uint32_t nprobes = params.nprobes ? params.nprobes : kDefaultNprobes;
+    const std::vector<uint32_t> probe = NearestPartitions(ivf_, q.data(), nprobes, part_metric);
+    auto scan = [&](size_t first, size_t step, TopK& top) -> Status {
+      for (size_t i = first; i < probe.size(); i += step) {
+        RETURN_IF_ERROR(storage_->Scan(probe[i], q.data(), ivf_.centroid(probe[i]), distance_, allowed, top));
+      }
+      return Status::OK();
+    };
     TopK top(params.k);
-    for (uint32_t p : NearestPartitions(ivf_, q.data(), nprobes, part_metric)) {
-      RETURN_IF_ERROR(storage_->Scan(p, q.data(), ivf_.centroid(p), distance_, allowed, top));
+    // Large probes (IVF_FLAT's raw vectors, wide partitions) split over two threads; a
+    // thread costs more than small probes of codes.
+    uint64_t rows = 0;
+    for (uint32_t p : probe) rows += storage_->partitions().lengths[p];
+    if (probe.size() > 1 && rows * ivf_.dim >= (uint64_t{1} << 22) && std::thread::hardware_concurrency() > 1) {
+      TopK other(params.k);
+      Status other_status;
+      std::thread helper([&] { other_status = scan(1, 2, other); });
+      Status st = scan(0, 2, top);
+      helper.join();
+      RETURN_IF_ERROR(st);
+      RETURN_IF_ERROR(other_status);
+      for (const VectorHit& h : other.Take()) top.Push(h.row, h.distance);
+      return top.Take();
     }
+    RETURN_IF_ERROR(scan(0, 1, top));
     return top.Take();
   }
 
