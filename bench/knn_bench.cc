@@ -2,7 +2,7 @@
 // the reference's `knn` lines of the same run:
 //   knn_bench DATASET [--queries FILE] [--ref ref.jsonl] [--column vec] [--k 10]
 //             [--nprobes N] [--refine-factor R] [--reps 3] [--bypass-index] [--label NAME]
-//             [--latency-ms MS]
+//             [--latency-ms MS] [--ef N]
 // --latency-ms opens the dataset through a store that charges MS per request (a
 // simulated object store). Bytes and requests per query are printed for the first
 // (cold) pass, when index partitions are read, and over all passes.
@@ -32,7 +32,7 @@ namespace {
 
 struct Options {
   std::string dataset, queries, ref, column = "vec", label;
-  uint32_t k = 10, nprobes = 0;
+  uint32_t k = 10, nprobes = 0, ef = 0;
   std::optional<uint32_t> refine;
   int reps = 3;
   int latency_ms = 0;
@@ -67,6 +67,8 @@ Options Parse(int argc, char** argv) {
       o.bypass = true;
     else if (a == "--latency-ms")
       o.latency_ms = std::stoi(value());
+    else if (a == "--ef")
+      o.ef = static_cast<uint32_t>(std::stoul(value()));
     else if (a[0] == '-')
       Die("unknown option " + a);
     else
@@ -95,6 +97,7 @@ std::vector<uint64_t> Search(const table::Dataset& ds, const Options& o, const s
   vq.vectors = {q};
   vq.k = o.k;
   vq.nprobes = o.nprobes;
+  vq.ef = o.ef;
   vq.refine_factor = o.refine;
   vq.use_index = !exact && !o.bypass;
   table::ScanOptions so;
