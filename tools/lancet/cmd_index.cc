@@ -147,7 +147,8 @@ Command AddIndexCommand(CLI::App& root) {
   state->create
       ->add_option("--param", state->params,
                    "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; vector "
-                   "num_partitions, num_sub_vectors, num_bits, max_iterations, sample_rate; repeatable")
+                   "num_partitions, num_sub_vectors, num_bits, max_iterations, sample_rate; ivf_hnsw_sq m, "
+                   "ef_construction; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
   state->progress.AddOption(*state->create);
