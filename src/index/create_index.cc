@@ -76,13 +76,6 @@ Result<table::IndexMetadata> BuildSegment(const table::Dataset& dataset, const F
   return meta;
 }
 
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Result<table::IndexMetadata> CreateScalarIndex(const table::Dataset& dataset, const std::string& column,
@@ -92,21 +85,9 @@ Result<table::IndexMetadata> CreateScalarIndex(const table::Dataset& dataset, co
   const Field& field = dataset.schema().fields[static_cast<size_t>(pos)];
   RETURN_IF_ERROR(CheckColumnType(field, type, dataset.uri() + ": column '" + column + "'"));
   const std::string name = options.name.empty() ? column + "_idx" : options.name;
-  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
-  std::vector<std::string> removed;
-  for (const table::IndexMetadata& m : existing) {
-    if (m.name != name) continue;
-    if (!options.replace) return Status::AlreadyExists(dataset.uri() + ": an index named '" + name + "' exists");
-    removed.push_back(m.uuid);
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> removed, SegmentsToReplace(dataset, name, options.replace));
   ASSIGN_OR_RETURN(table::IndexMetadata meta, BuildSegment(dataset, field, type, name, options));
-  auto committed = table::CommitIndexChange(dataset, {meta}, removed);
-  if (!committed.ok()) {
-    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-    DeleteSegment(*dataset.store(), dir);
-    return committed.status();
-  }
-  return meta;
+  return CommitSegment(dataset, std::move(meta), removed);
 }
 
 Result<uint64_t> DropIndex(const table::Dataset& dataset, const std::string& name) {

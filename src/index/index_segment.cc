@@ -39,4 +39,34 @@ void DeleteSegment(io::ObjectStore& store, const std::string& dir) {
   }
 }
 
+const Field* FieldById(const Schema& schema, int32_t id) {
+  for (const Field& f : schema.fields) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+Result<std::vector<std::string>> SegmentsToReplace(const table::Dataset& dataset, const std::string& name,
+                                                   bool replace) {
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
+  std::vector<std::string> removed;
+  for (const table::IndexMetadata& m : existing) {
+    if (m.name != name) continue;
+    if (!replace) return Status::AlreadyExists(dataset.uri() + ": an index named '" + name + "' exists");
+    removed.push_back(m.uuid);
+  }
+  return removed;
+}
+
+Result<table::IndexMetadata> CommitSegment(const table::Dataset& dataset, table::IndexMetadata meta,
+                                           const std::vector<std::string>& removed) {
+  auto committed = table::CommitIndexChange(dataset, {meta}, removed);
+  if (!committed.ok()) {
+    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+    DeleteSegment(*dataset.store(), dir);
+    return committed.status();
+  }
+  return meta;
+}
+
 }  // namespace lancet::index

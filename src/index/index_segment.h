@@ -3,8 +3,11 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lancet/io/object_store.h"
+#include "lancet/table/dataset.h"
+#include "lancet/table/index_metadata.h"
 
 namespace lancet::index {
 
@@ -14,5 +17,16 @@ std::string RandomUuid();
 uint64_t NowMs();
 /// Deletes the files of segment directory `dir` (after a failed build or commit).
 void DeleteSegment(io::ObjectStore& store, const std::string& dir);
+/// The top-level field with Lance field id `id`, or null.
+const Field* FieldById(const Schema& schema, int32_t id);
+
+/// The uuids of `dataset`'s segments named `name`, which a new index of that name
+/// replaces; AlreadyExists if there are some and `replace` is false.
+Result<std::vector<std::string>> SegmentsToReplace(const table::Dataset& dataset, const std::string& name,
+                                                   bool replace);
+/// Commits built segment `meta` in place of `removed`; its files are deleted when the
+/// commit fails.
+Result<table::IndexMetadata> CommitSegment(const table::Dataset& dataset, table::IndexMetadata meta,
+                                           const std::vector<std::string>& removed);
 
 }  // namespace lancet::index

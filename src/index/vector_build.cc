@@ -348,13 +348,6 @@ Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const F
   return meta;
 }
 
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, const std::string& column,
@@ -372,23 +365,11 @@ Result<table::IndexMetadata> CreateVectorIndex(const table::Dataset& dataset, co
   }
   ASSIGN_OR_RETURN(BuildParams params, ParseParams(options.params, type));
   const std::string name = options.name.empty() ? column + "_idx" : options.name;
-  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());
-  std::vector<std::string> removed;
-  for (const table::IndexMetadata& m : existing) {
-    if (m.name != name) continue;
-    if (!options.replace) return Status::AlreadyExists(dataset.uri() + ": an index named '" + name + "' exists");
-    removed.push_back(m.uuid);
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> removed, SegmentsToReplace(dataset, name, options.replace));
   ASSIGN_OR_RETURN(Trained trained, Train(dataset, field, type, options.distance, params, dataset.CountRows()));
   ASSIGN_OR_RETURN(table::IndexMetadata meta,
                    WriteSegment(dataset, field, type, options.distance, name, params, trained, options));
-  auto committed = table::CommitIndexChange(dataset, {meta}, removed);
-  if (!committed.ok()) {
-    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-    DeleteSegment(*dataset.store(), dir);
-    return committed.status();
-  }
-  return meta;
+  return CommitSegment(dataset, std::move(meta), removed);
 }
 
 Result<table::IndexMetadata> RebuildVectorSegment(const table::Dataset& dataset, const table::IndexMetadata& model) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index/index_file.h"
+#include "index/index_segment.h"
 #include "index/ivf_hnsw.h"
 #include "index/ivf_storage.h"
 #include "index/vector_details.h"
@@ -81,13 +82,6 @@ class IvfIndex final : public VectorIndex {
   std::unique_ptr<IvfStorage> storage_;
   bool half_query_;
 };
-
-const Field* FieldById(const Schema& schema, int32_t id) {
-  for (const Field& f : schema.fields) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
 
 }  // namespace
 
