@@ -31,49 +31,32 @@ Status CheckColumnType(const Field& field, ScalarIndexType type, const std::stri
 // but nothing is committed.
 Result<table::IndexMetadata> BuildSegment(const table::Dataset& dataset, const Field& field, ScalarIndexType type,
                                           const std::string& name, const CreateIndexOptions& options) {
-  table::IndexMetadata meta;
-  meta.uuid = RandomUuid();
-  meta.name = name;
-  meta.fields = {field.id};
-  meta.dataset_version = dataset.version();
-  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
-  meta.type_url = ScalarIndexTypeUrl(type);
-  meta.index_version = ScalarIndexVersion(type);
-  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-
   BuildOptions build;
   build.params = options.params;
   build.memory_budget = options.memory_budget;
-  std::shared_ptr<io::ObjectStore> store = dataset.store();
-  Status st = [&]() -> Status {
-    ASSIGN_OR_RETURN(std::unique_ptr<ScalarIndexBuilder> builder,
-                     MakeScalarIndexBuilder(type, field, store, dir, build));
-    table::ScanOptions scan;
-    scan.columns = {field.name};
-    // Zones are physical runs of a fragment; exact indexes name rows as scans return them.
-    (ZoneType(type) ? scan.with_row_addr : scan.with_row_id) = true;
-    ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
-    const uint64_t total = dataset.CountRows();
-    uint64_t done = 0;
-    for (;;) {
-      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
-      if (!batch) break;
-      const Array& rows = batch->columns[1];
-      RETURN_IF_ERROR(builder->Add(
-          batch->columns[0], std::span<const uint64_t>(rows.values<uint64_t>(), static_cast<size_t>(rows.length))));
-      done += static_cast<uint64_t>(batch->num_rows);
-      if (options.progress) options.progress(done, total);
-    }
-    ASSIGN_OR_RETURN(std::vector<IndexFileEntry> files, builder->Finish());
-    for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
-    return Status::OK();
-  }();
-  if (!st.ok()) {
-    DeleteSegment(*store, dir);
-    return st;
-  }
-  meta.created_at_ms = NowMs();
-  return meta;
+  return WriteNewSegment(
+      dataset, field, name, ScalarIndexTypeUrl(type), ScalarIndexVersion(type),
+      [&](const std::string& dir, table::IndexMetadata&) -> Result<std::vector<IndexFileEntry>> {
+        ASSIGN_OR_RETURN(std::unique_ptr<ScalarIndexBuilder> builder,
+                         MakeScalarIndexBuilder(type, field, dataset.store(), dir, build));
+        table::ScanOptions scan;
+        scan.columns = {field.name};
+        // Zones are physical runs of a fragment; exact indexes name rows as scans return them.
+        (ZoneType(type) ? scan.with_row_addr : scan.with_row_id) = true;
+        ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
+        const uint64_t total = dataset.CountRows();
+        uint64_t done = 0;
+        for (;;) {
+          ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+          if (!batch) break;
+          const Array& rows = batch->columns[1];
+          RETURN_IF_ERROR(builder->Add(
+              batch->columns[0], std::span<const uint64_t>(rows.values<uint64_t>(), static_cast<size_t>(rows.length))));
+          done += static_cast<uint64_t>(batch->num_rows);
+          if (options.progress) options.progress(done, total);
+        }
+        return builder->Finish();
+      });
 }
 
 }  // namespace

@@ -46,6 +46,28 @@ const Field* FieldById(const Schema& schema, int32_t id) {
   return nullptr;
 }
 
+Result<table::IndexMetadata> WriteNewSegment(const table::Dataset& dataset, const Field& field, const std::string& name,
+                                             const std::string& type_url, int32_t index_version,
+                                             const SegmentWriter& write) {
+  table::IndexMetadata meta;
+  meta.uuid = RandomUuid();
+  meta.name = name;
+  meta.fields = {field.id};
+  meta.dataset_version = dataset.version();
+  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
+  meta.type_url = type_url;
+  meta.index_version = index_version;
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+  auto files = write(dir, meta);
+  if (!files.ok()) {
+    DeleteSegment(*dataset.store(), dir);
+    return files.status();
+  }
+  for (const IndexFileEntry& f : *files) meta.files.push_back({f.path, f.size_bytes});
+  meta.created_at_ms = NowMs();
+  return meta;
+}
+
 Result<std::vector<std::string>> SegmentsToReplace(const table::Dataset& dataset, const std::string& name,
                                                    bool replace) {
   ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> existing, dataset.ListIndices());

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
+#include "index/scalar_index.h"
 #include "lancet/io/object_store.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/index_metadata.h"
@@ -19,6 +22,16 @@ uint64_t NowMs();
 void DeleteSegment(io::ObjectStore& store, const std::string& dir);
 /// The top-level field with Lance field id `id`, or null.
 const Field* FieldById(const Schema& schema, int32_t id);
+
+/// Writes a new segment `name` of type `type_url` on `field` over every fragment of
+/// `dataset`: `write(dir, meta)` writes its files into `dir` (and may fill in details);
+/// their entries and the creation time are recorded. Nothing is committed; the files are
+/// deleted if `write` fails.
+using SegmentWriter =
+    std::function<Result<std::vector<IndexFileEntry>>(const std::string& dir, table::IndexMetadata& meta)>;
+Result<table::IndexMetadata> WriteNewSegment(const table::Dataset& dataset, const Field& field, const std::string& name,
+                                             const std::string& type_url, int32_t index_version,
+                                             const SegmentWriter& write);
 
 /// The uuids of `dataset`'s segments named `name`, which a new index of that name
 /// replaces; AlreadyExists if there are some and `replace` is false.

@@ -298,18 +298,9 @@ VectorDetails DetailsFor(VectorIndexType type, DistanceType distance, const Buil
 Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const Field& field, VectorIndexType type,
                                           DistanceType distance, const std::string& name, const BuildParams& params,
                                           const Trained& trained, const CreateVectorIndexOptions& options) {
-  table::IndexMetadata meta;
-  meta.uuid = RandomUuid();
-  meta.name = name;
-  meta.fields = {field.id};
-  meta.dataset_version = dataset.version();
-  for (const table::FragmentInfo& f : dataset.fragments()) meta.fragment_ids.push_back(f.id);
-  meta.type_url = kVectorIndexTypeUrl;
-  meta.index_version = kVectorIndexVersion;
-  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
   std::shared_ptr<io::ObjectStore> store = dataset.store();
   const uint64_t total = dataset.CountRows();
-  Status st = [&]() -> Status {
+  auto write = [&](const std::string& dir, table::IndexMetadata& meta) -> Result<std::vector<IndexFileEntry>> {
     const uint32_t dim = trained.model.dim;
     const uint32_t parts = static_cast<uint32_t>(trained.model.centroids.size() / dim);
     const size_t payload = type == VectorIndexType::kIvfFlat ? dim * (trained.model.half ? 2 : 4)
@@ -336,16 +327,10 @@ Result<table::IndexMetadata> WriteSegment(const table::Dataset& dataset, const F
     } else {
       ASSIGN_OR_RETURN(files, WriteIvfSegment(store, dir, spec, shuffler));
     }
-    for (const IndexFileEntry& f : files) meta.files.push_back({f.path, f.size_bytes});
     meta.details = SerializeVectorDetails(DetailsFor(type, distance, params, trained));
-    return Status::OK();
-  }();
-  if (!st.ok()) {
-    DeleteSegment(*store, dir);
-    return st;
-  }
-  meta.created_at_ms = NowMs();
-  return meta;
+    return files;
+  };
+  return WriteNewSegment(dataset, field, name, kVectorIndexTypeUrl, kVectorIndexVersion, write);
 }
 
 }  // namespace
