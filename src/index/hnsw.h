@@ -92,6 +92,11 @@ std::vector<Field> HnswFields();
 /// The lance:hnsw value for per-partition objects `partitions` ("" for an empty
 /// partition): a JSON array of JSON strings.
 std::string HnswMetadataArray(const std::vector<std::string>& partitions);
+/// One partition's lance:hnsw object for a graph with entry point `entry_point` and
+/// `level_sizes[l]` nodes on level l, as the reference writes it (byte for byte).
+std::string HnswMetadataObject(uint32_t entry_point, const HnswParams& params,
+                               const std::vector<uint64_t>& level_sizes);
+
 /// The per-partition strings of a lance:hnsw value; Corruption naming `where` unless it
 /// is a JSON array of `num_partitions` strings.
 Result<std::vector<std::string>> ParseHnswMetadataArray(std::string_view json, size_t num_partitions,

@@ -84,25 +84,32 @@ Result<HnswGraph::Columns> HnswGraph::ToColumns() const {
   return c;
 }
 
-std::string HnswGraph::MetadataJson() const {
-  nlohmann::ordered_json params;
-  params["max_level"] = params_.max_level;
-  params["m"] = params_.m;
-  params["ef_construction"] = params_.ef_construction;
-  params["prefetch_distance"] =
-      params_.prefetch_distance ? nlohmann::ordered_json(*params_.prefetch_distance) : nlohmann::ordered_json();
+std::string HnswMetadataObject(uint32_t entry_point, const HnswParams& params,
+                               const std::vector<uint64_t>& level_sizes) {
+  nlohmann::ordered_json p;
+  p["max_level"] = params.max_level;
+  p["m"] = params.m;
+  p["ef_construction"] = params.ef_construction;
+  p["prefetch_distance"] =
+      params.prefetch_distance ? nlohmann::ordered_json(*params.prefetch_distance) : nlohmann::ordered_json();
   nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
   uint64_t offset = 0;
   offsets.push_back(offset);
-  for (const Level& l : levels_) {
-    offset += l.ids.size();
+  for (uint64_t size : level_sizes) {
+    offset += size;
     offsets.push_back(offset);
   }
   nlohmann::ordered_json doc;
-  doc["entry_point"] = entry_point_;
-  doc["params"] = std::move(params);
+  doc["entry_point"] = entry_point;
+  doc["params"] = std::move(p);
   doc["level_offsets"] = std::move(offsets);
   return doc.dump();
+}
+
+std::string HnswGraph::MetadataJson() const {
+  std::vector<uint64_t> sizes;
+  for (const Level& l : levels_) sizes.push_back(l.ids.size());
+  return HnswMetadataObject(entry_point_, params_, sizes);
 }
 
 Result<HnswGraph> HnswGraph::FromColumns(const Array& vector_id, const Array& neighbors, const Array* distance,

@@ -31,23 +31,8 @@ PlannedGraph PlanGraph(uint32_t n, const HnswParams& params) {
   for (uint16_t l : levels) {
     for (uint16_t i = 0; i <= l && i < params.max_level; ++i) ++per_level[i];
   }
-  nlohmann::ordered_json p;
-  p["max_level"] = params.max_level;
-  p["m"] = params.m;
-  p["ef_construction"] = params.ef_construction;
-  p["prefetch_distance"] =
-      params.prefetch_distance ? nlohmann::ordered_json(*params.prefetch_distance) : nlohmann::ordered_json();
-  nlohmann::ordered_json offsets = nlohmann::ordered_json::array();
-  offsets.push_back(0);
-  for (uint64_t count : per_level) {
-    out.rows += count;
-    offsets.push_back(out.rows);
-  }
-  nlohmann::ordered_json doc;
-  doc["entry_point"] = entry;
-  doc["params"] = std::move(p);
-  doc["level_offsets"] = std::move(offsets);
-  out.metadata = doc.dump();
+  for (uint64_t count : per_level) out.rows += count;
+  out.metadata = HnswMetadataObject(entry, params, per_level);
   return out;
 }
 
