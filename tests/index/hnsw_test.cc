@@ -34,6 +34,23 @@ HnswQueryDistance QueryL2(const std::vector<float>& data, uint32_t dim, const fl
 }
 
 // Built once: 5000 x 32 clustered vectors, m=20, ef_construction=300.
+// Nodes a walk over level-0 links reaches from the entry point.
+size_t ReachableOnLevel0(const HnswGraph& g) {
+  std::vector<bool> seen(g.num_nodes());
+  std::vector<uint32_t> stack{g.entry_point()};
+  seen[g.entry_point()] = true;
+  size_t reached = 0;
+  while (!stack.empty()) {
+    const uint32_t cur = stack.back();
+    stack.pop_back();
+    ++reached;
+    for (uint32_t nb : g.Neighbors(0, cur)) {
+      if (!seen[nb]) stack.push_back(nb), seen[nb] = true;
+    }
+  }
+  return reached;
+}
+
 const Fixture& Big() {
   static const Fixture* f = [] {
     auto* fx = new Fixture;
@@ -105,19 +122,7 @@ TEST(HnswBuild, StructureHoldsTheReferenceInvariants) {
     }
   }
   // Level 0 reaches every node from the entry point.
-  std::vector<bool> seen(g.num_nodes());
-  std::vector<uint32_t> stack{g.entry_point()};
-  seen[g.entry_point()] = true;
-  size_t reached = 0;
-  while (!stack.empty()) {
-    const uint32_t cur = stack.back();
-    stack.pop_back();
-    ++reached;
-    for (uint32_t nb : g.Neighbors(0, cur)) {
-      if (!seen[nb]) stack.push_back(nb), seen[nb] = true;
-    }
-  }
-  EXPECT_EQ(reached, g.num_nodes());
+  EXPECT_EQ(ReachableOnLevel0(g), g.num_nodes());
   // The stored distances are the build distances.
   const auto& data = Big().data;
   for (uint32_t id = 0; id < 50; ++id) {
@@ -143,19 +148,7 @@ TEST(HnswBuild, DegenerateDistancesStayConnectedAndParse) {
     p.m = 4;
     p.ef_construction = 8;
     ASSERT_OK_AND_ASSIGN(HnswGraph g, HnswGraph::Build(700, distances[i], p));
-    std::vector<bool> seen(g.num_nodes());
-    std::vector<uint32_t> stack{g.entry_point()};
-    seen[g.entry_point()] = true;
-    size_t reached = 0;
-    while (!stack.empty()) {
-      const uint32_t cur = stack.back();
-      stack.pop_back();
-      ++reached;
-      for (uint32_t nb : g.Neighbors(0, cur)) {
-        if (!seen[nb]) stack.push_back(nb), seen[nb] = true;
-      }
-    }
-    EXPECT_EQ(reached, 700u) << i;
+    EXPECT_EQ(ReachableOnLevel0(g), 700u) << i;
     ASSERT_OK_AND_ASSIGN(auto c, g.ToColumns());
     const Status parsed =
         HnswGraph::FromColumns(c.vector_id, c.neighbors, &c.distance, g.MetadataJson(), 700, "test").status();
