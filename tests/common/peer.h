@@ -2,7 +2,10 @@
 // install dir its setup.sh fills (node_modules of the pinned LanceDB).
 #pragma once
 
+#include <stdlib.h>  // mkdtemp
+
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 namespace lancet::testing {
@@ -20,6 +23,16 @@ inline std::string PeerHarnessDir() {
 /// Where setup.sh installed the reference (LANCE_PEER_DIR, as the scripts read it).
 inline std::string PeerInstallDir() {
   return EnvOrDefault("LANCE_PEER_DIR", EnvOrDefault("HOME", "/root") + "/.cache/lance-peer");
+}
+
+/// A fresh temporary directory named `prefix`-XXXXXX for a test that runs the installed
+/// reference, or "" when node or the reference is missing (the test then skips).
+inline std::string PeerScratchDir(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  if (std::system("node --version > /dev/null 2>&1") != 0) return "";
+  if (!fs::exists(PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return "";
+  std::string tmpl = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  return ::mkdtemp(tmpl.data()) == nullptr ? "" : tmpl;
 }
 
 }  // namespace lancet::testing

@@ -84,11 +84,8 @@ void IvfOffsetsAndLengths(const uint8_t* p, const uint8_t* end, std::vector<uint
 class HnswReferenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("node --version > /dev/null 2>&1") != 0) return;
-    if (!fs::exists(testing::PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return;
-    std::string tmpl = (fs::temp_directory_path() / "lancet-hnswref-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) return;
-    dir_ = tmpl;
+    dir_ = testing::PeerScratchDir("lancet-hnswref");
+    if (dir_.empty()) return;
     const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
                             "' node '" LANCET_SOURCE_DIR "/tests/index/hnsw_reference.mjs' '" +
                             testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "' > '" + dir_ + "/peer.err' 2>&1";

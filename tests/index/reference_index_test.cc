@@ -108,11 +108,8 @@ std::map<std::string, Table> Tables() {
 class ReferenceIndexTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("node --version > /dev/null 2>&1") != 0) return;
-    if (!fs::exists(testing::PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return;
-    std::string tmpl = (fs::temp_directory_path() / "lancet-refidx-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) return;
-    dir_ = tmpl;
+    dir_ = testing::PeerScratchDir("lancet-refidx");
+    if (dir_.empty()) return;
     std::ofstream q(dir_ + "/queries.txt");
     for (const Case& c : Cases()) q << c.table << "\t" << c.sql << "\n";
     q.close();
@@ -120,10 +117,10 @@ class ReferenceIndexTest : public ::testing::Test {
   }
   // Runs the peer script and parses the row ids of every query.
   static bool RunPeer(std::vector<std::set<uint64_t>>* answers) {
-    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() + "' node '" LANCET_SOURCE_DIR
-                            "/tests/index/reference_indexes.mjs' '" + testing::PeerHarnessDir() +
-                            "/lib/peer.mjs' '" + dir_ + "/db' '" + dir_ + "/queries.txt' 2>'" + dir_ +
-                            "/peer.err'";
+    const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
+                            "' node '" LANCET_SOURCE_DIR "/tests/index/reference_indexes.mjs' '" +
+                            testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "/db' '" + dir_ +
+                            "/queries.txt' 2>'" + dir_ + "/peer.err'";
     FILE* p = ::popen(cmd.c_str(), "r");
     if (p == nullptr) return false;
     std::string out;

@@ -41,11 +41,8 @@ struct Answer {
 class VectorReferenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("node --version > /dev/null 2>&1") != 0) return;
-    if (!fs::exists(testing::PeerInstallDir() + "/node_modules/@lancedb/lancedb")) return;
-    std::string tmpl = (fs::temp_directory_path() / "lancet-vecref-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) return;
-    dir_ = tmpl;
+    dir_ = testing::PeerScratchDir("lancet-vecref");
+    if (dir_.empty()) return;
     const std::string cmd = "LANCE_PEER_DIR='" + testing::PeerInstallDir() +
                             "' node '" LANCET_SOURCE_DIR "/tests/index/vector_reference_indexes.mjs' '" +
                             testing::PeerHarnessDir() + "/lib/peer.mjs' '" + dir_ + "' 2>'" + dir_ + "/peer.err'";
