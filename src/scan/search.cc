@@ -3,12 +3,14 @@
 // exactly, refine, merge by (distance, row id), then take the winning rows.
 #include "lancet/scan/search.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include <roaring/roaring64map.hh>
 #include "lancet/index/vector_index.h"
+#include "lancet/table/row_selection.h"
 #include "scan/knn.h"
 #include "util/array_builder.h"
 
@@ -153,6 +155,38 @@ Result<Roaring64Map> AllowedRows(const table::Dataset& dataset, const std::set<u
     rows.addMany(static_cast<size_t>(batch->num_rows), ids);
   }
   return rows;
+}
+
+// Which of `rows` (row ids) pass `filter`: only those rows are read, through a
+// selection, not their whole fragments.
+Result<Roaring64Map> PassingRows(const table::Dataset& dataset, const std::vector<uint64_t>& rows,
+                                 const std::string& filter) {
+  ASSIGN_OR_RETURN(std::vector<uint64_t> addrs, dataset.RowIdsToAddresses(rows));
+  std::sort(addrs.begin(), addrs.end());
+  auto selection = std::make_shared<table::RowSelection>();
+  for (uint64_t a : addrs) {
+    auto& ranges = selection->fragments[a >> 32].ranges;
+    const uint64_t offset = a & 0xffffffffULL;
+    if (!ranges.empty() && ranges.back().second == offset) {
+      ranges.back().second = offset + 1;
+    } else if (ranges.empty() || ranges.back().second < offset) {
+      ranges.emplace_back(offset, offset + 1);
+    }
+  }
+  table::ScanOptions scan;
+  scan.columns = {"_rowid"};
+  scan.filter = filter;
+  scan.ordered = false;
+  for (const auto& [fragment, unused] : selection->fragments) scan.fragment_ids.push_back(fragment);
+  scan.selection = std::move(selection);
+  ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
+  Roaring64Map out;
+  for (;;) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+    if (!batch) break;
+    out.addMany(static_cast<size_t>(batch->num_rows), batch->columns[0].values<uint64_t>());
+  }
+  return out;
 }
 
 Result<Array> Float32Array(const std::vector<float>& values) {
@@ -343,15 +377,7 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     }
     if (postfilter && !rows.empty()) {
       // Keep the rows that pass, in distance order.
-      table::ScanOptions check;
-      check.columns = {"_rowid"};
-      check.filter = options.filter;
-      ASSIGN_OR_RETURN(Roaring64Map passing, [&]() -> Result<Roaring64Map> {
-        std::set<uint64_t> frags;
-        ASSIGN_OR_RETURN(std::vector<uint64_t> addrs, dataset.RowIdsToAddresses(rows));
-        for (uint64_t a : addrs) frags.insert(a >> 32);
-        return AllowedRows(dataset, frags, options.filter);
-      }());
+      ASSIGN_OR_RETURN(Roaring64Map passing, PassingRows(dataset, rows, options.filter));
       std::vector<uint64_t> kept_rows;
       std::vector<float> kept_distances;
       for (size_t i = 0; i < rows.size(); ++i) {
