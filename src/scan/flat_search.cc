@@ -11,61 +11,53 @@
 namespace lancet::scan {
 namespace {
 
-// The vector column's bytes for hamming: one `dim`-byte row per vector; null rows are
-// marked so they score NaN.
-struct ByteRows {
-  const uint8_t* data = nullptr;
-  std::vector<bool> null;
-};
-
-Result<ByteRows> BytesOf(const Array& vectors, uint32_t dim) {
-  if (vectors.children.size() != 1 || vectors.children[0].type.id != TypeId::kUInt8) {
-    return Status::Internal("hamming search over a column that is not fixed_size_list<uint8>");
-  }
-  const Array& items = vectors.children[0];
-  ByteRows out;
-  out.data = items.values<uint8_t>() + vectors.offset * static_cast<int64_t>(dim);
-  out.null.resize(static_cast<size_t>(vectors.length));
-  for (int64_t r = 0; r < vectors.length; ++r) {
-    out.null[static_cast<size_t>(r)] = vectors.IsNull(r);
-  }
-  return out;
-}
-
-// Scores one batch into `tops` (one per query).
-Status ScoreBatch(const RecordBatch& batch, const VectorColumn& column, const PreparedQueries& queries,
-                  std::vector<TopK>& tops) {
-  const Array& vectors = batch.columns[0];
-  const uint64_t* rows = batch.columns[1].values<uint64_t>();
-  const size_t n = static_cast<size_t>(batch.num_rows);
+// Calls fn(q, distances) for each query q with the distances of every row of `vectors`
+// to it; null vectors get NaN. float32 vectors without nulls are read in place, others
+// converted first.
+template <typename Fn>
+Status QueryDistances(const Array& vectors, const VectorColumn& column, const PreparedQueries& queries, Fn&& fn) {
+  const size_t n = static_cast<size_t>(vectors.length);
   const size_t dim = column.dim;
+  const Array& items = vectors.children[0];
+  std::vector<float> distances(n);
   if (column.bits) {
-    ASSIGN_OR_RETURN(ByteRows bytes, BytesOf(vectors, column.dim));
+    if (items.type.id != TypeId::kUInt8) {
+      return Status::Internal("hamming search over a column that is not fixed_size_list<uint8>");
+    }
+    const uint8_t* data = items.values<uint8_t>() + vectors.offset * static_cast<int64_t>(dim);
     for (size_t q = 0; q < queries.bytes.size(); ++q) {
       for (size_t r = 0; r < n; ++r) {
-        if (bytes.null[r]) continue;
-        tops[q].Offer(index::HammingDistance(queries.bytes[q].data(), bytes.data + r * dim, dim), rows[r]);
+        distances[r] = vectors.IsNull(static_cast<int64_t>(r))
+                           ? std::numeric_limits<float>::quiet_NaN()
+                           : index::HammingDistance(queries.bytes[q].data(), data + r * dim, dim);
       }
+      fn(q, distances);
     }
     return Status::OK();
   }
-  // float32 vectors without nulls are scored in place; others are converted first.
   std::vector<float> converted;
   const float* values = nullptr;
-  const Array& items = vectors.children[0];
   if (items.type.id == TypeId::kFloat32 && vectors.null_count == 0) {
     values = items.values<float>() + vectors.offset * static_cast<int64_t>(dim);
   } else {
     ASSIGN_OR_RETURN(converted, index::VectorsAsFloat32(vectors));
     values = converted.data();
   }
-  std::vector<float> distances(n);
   for (size_t q = 0; q < queries.floats.size(); ++q) {
     const float* query = queries.floats[q].data();
     for (size_t r = 0; r < n; ++r) distances[r] = index::Distance(column.distance, query, values + r * dim, dim);
-    for (size_t r = 0; r < n; ++r) tops[q].Offer(distances[r], rows[r]);
+    fn(q, distances);
   }
   return Status::OK();
+}
+
+// Scores one batch into `tops` (one per query); NaN distances are dropped by TopK.
+Status ScoreBatch(const RecordBatch& batch, const VectorColumn& column, const PreparedQueries& queries,
+                  std::vector<TopK>& tops) {
+  const uint64_t* rows = batch.columns[1].values<uint64_t>();
+  return QueryDistances(batch.columns[0], column, queries, [&](size_t q, const std::vector<float>& distances) {
+    for (size_t r = 0; r < distances.size(); ++r) tops[q].Offer(distances[r], rows[r]);
+  });
 }
 
 }  // namespace
@@ -126,27 +118,11 @@ Result<std::vector<TopK>> FlatSearch(const table::Dataset& dataset, table::ScanO
 Result<std::vector<std::vector<float>>> ExactDistances(const table::Dataset& dataset, const VectorColumn& column,
                                                        const PreparedQueries& queries,
                                                        const std::vector<uint64_t>& rows) {
-  std::vector<std::vector<float>> out(queries.size(), std::vector<float>(rows.size()));
+  std::vector<std::vector<float>> out(queries.size());
   if (rows.empty()) return out;
   ASSIGN_OR_RETURN(RecordBatch batch, dataset.TakeRowIds(rows, {column.name}));
-  const Array& vectors = batch.columns[0];
-  const size_t dim = column.dim;
-  if (column.bits) {
-    ASSIGN_OR_RETURN(ByteRows bytes, BytesOf(vectors, column.dim));
-    for (size_t q = 0; q < queries.size(); ++q) {
-      for (size_t r = 0; r < rows.size(); ++r) {
-        out[q][r] = bytes.null[r] ? std::numeric_limits<float>::quiet_NaN()
-                                  : index::HammingDistance(queries.bytes[q].data(), bytes.data + r * dim, dim);
-      }
-    }
-    return out;
-  }
-  ASSIGN_OR_RETURN(std::vector<float> values, index::VectorsAsFloat32(vectors));
-  for (size_t q = 0; q < queries.size(); ++q) {
-    for (size_t r = 0; r < rows.size(); ++r) {
-      out[q][r] = index::Distance(column.distance, queries.floats[q].data(), values.data() + r * dim, dim);
-    }
-  }
+  RETURN_IF_ERROR(QueryDistances(batch.columns[0], column, queries,
+                                 [&](size_t q, const std::vector<float>& distances) { out[q] = distances; }));
   return out;
 }
 

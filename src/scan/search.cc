@@ -83,7 +83,6 @@ Result<const Field*> ResolveColumn(const table::Dataset& dataset, const std::str
 }
 
 Result<PreparedQueries> Prepare(const VectorQuery& query, const VectorColumn& column) {
-  if (query.vectors.empty()) return Status::InvalidArgument("a vector search needs at least one query vector");
   PreparedQueries out;
   out.bits = column.bits;
   for (const std::vector<float>& v : query.vectors) {
