@@ -67,7 +67,7 @@ struct BranchState {
     if (!base.ok()) return ReportError(base.status(), dataset);
     const std::string base_name = info->parent_branch.empty() ? "main" : info->parent_branch;
     RenderOptions render;
-    render.format = format == "csv" ? RowFormat::kCsv : format == "json" ? RowFormat::kJson : RowFormat::kTable;
+    render.format = ParseRowFormat(format);
     for (const auto& [label, ds] : {std::pair{name, side->get()}, std::pair{base_name, base->get()}}) {
       std::printf("# %s: changes after version %llu up to %llu\n", label.c_str(),
                   static_cast<unsigned long long>(info->parent_version),

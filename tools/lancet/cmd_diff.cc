@@ -1,5 +1,4 @@
 // `lancet diff`: the rows a range of versions inserted, updated and deleted (CDC).
-#include <map>
 
 #include "lancet/commands.h"
 #include "lancet/render.h"
@@ -29,21 +28,11 @@ struct DiffState {
       if (st.IsInvalidArgument() || st.IsNotFound()) return ReportUsage(st.message());
       return ReportError(st, dataset);
     }
-    auto sink = OutputSink::Open(out);
-    if (!sink.ok()) return ReportError(sink.status());
     RenderOptions render;
-    static const std::map<std::string, RowFormat> kDiffFormats = {
-        {"table", RowFormat::kTable}, {"json", RowFormat::kJson}, {"csv", RowFormat::kCsv}};
-    render.format = kDiffFormats.at(format);
+    render.format = ParseRowFormat(format);
     render.max_width = max_width;
     // Changes stream out as they are found; deletes come last, by version.
-    Status st = RenderRowStream(**reader, render, **sink);
-    if (!st.ok()) {
-      (*sink)->Abandon();
-      return ReportError(st, dataset);
-    }
-    st = (*sink)->Close();
-    return st.ok() ? kExitOk : ReportError(st);
+    return WriteRowStream(**reader, render, out, dataset);
   }
 };
 

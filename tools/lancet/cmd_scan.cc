@@ -1,5 +1,4 @@
 // `lancet scan` and `lancet take`: rows of a dataset as a table, JSON Lines or CSV.
-#include <map>
 
 #include "lancet/commands.h"
 #include "lancet/io_stats_line.h"
@@ -8,9 +7,6 @@
 
 namespace lancet::cli {
 namespace {
-
-const std::map<std::string, RowFormat> kFormats = {
-    {"table", RowFormat::kTable}, {"json", RowFormat::kJson}, {"csv", RowFormat::kCsv}};
 
 struct RowOutputOptions {
   std::string columns;
@@ -22,7 +18,9 @@ struct RowOutputOptions {
     app.add_option("--columns,-c", columns,
                    "Comma-separated columns (default: all), nested paths a.b.c, and _rowid, _rowaddr, "
                    "_row_created_at_version, _row_last_updated_at_version");
-    app.add_option("--format,-f", format, "Output format")->capture_default_str()->check(CLI::IsMember({"table", "json", "csv"}));
+    app.add_option("--format,-f", format, "Output format")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"table", "json", "csv"}));
     app.add_option("--max-width", max_width, "Table cells are cut to this many characters")
         ->capture_default_str()
         ->check(CLI::Range(4, 100000));
@@ -31,7 +29,7 @@ struct RowOutputOptions {
 
   RenderOptions Render() const {
     RenderOptions r;
-    r.format = kFormats.at(format);
+    r.format = ParseRowFormat(format);
     r.max_width = max_width;
     return r;
   }
@@ -117,17 +115,10 @@ struct ScanState {
       if (IsUserError(st) || st.IsNotFound()) return ReportUsage(st.message());
       return ReportError(st, dataset);
     }
-    auto sink = OutputSink::Open(output.out);
-    if (!sink.ok()) return ReportError(sink.status());
     // Rows are written as batches arrive: the scan is never held whole.
-    Status st = RenderRowStream(**reader, output.Render(), **sink);
-    if (!st.ok()) {
-      (*sink)->Abandon();
-      return ReportError(st, dataset);
-    }
-    st = (*sink)->Close();
-    if (io_stats) PrintIoStats(**ds);
-    return st.ok() ? kExitOk : ReportError(st);
+    return WriteRowStream(**reader, output.Render(), output.out, dataset, [&] {
+      if (io_stats) PrintIoStats(**ds);
+    });
   }
 };
 
@@ -173,7 +164,9 @@ Command AddScanCommand(CLI::App& root) {
   app->add_option("--where,-w", state->where, "Only rows for which this filter is true (docs/cli.md, Filters)");
   app->add_option("--offset", state->offset, "Skip this many rows (after the filter) first");
   app->add_option("--limit,-n", state->limit, "Stop after this many rows");
-  app->add_option("--batch-size", state->batch_size, "Rows per scan batch")->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app->add_option("--batch-size", state->batch_size, "Rows per scan batch")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   app->add_flag("--row-ids", state->row_ids, "Add the _rowid and _rowaddr columns");
   app->add_flag("--explain", state->explain,
                 "Print which index answered each part of --where and how many rows it kept, not the rows");

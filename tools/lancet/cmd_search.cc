@@ -1,7 +1,6 @@
 // `lancet search`: the rows nearest to query vectors, through the column's vector
 // index where one covers the rows and exactly elsewhere.
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -14,9 +13,6 @@ namespace lancet::cli {
 namespace {
 
 using Json = nlohmann::json;
-
-const std::map<std::string, RowFormat> kSearchFormats = {
-    {"table", RowFormat::kTable}, {"json", RowFormat::kJson}, {"csv", RowFormat::kCsv}};
 
 Result<std::vector<float>> VectorFrom(const Json& j) {
   if (!j.is_array() || j.empty()) return Status::InvalidArgument("a query vector is a non-empty JSON array of numbers");
@@ -125,18 +121,11 @@ struct SearchState {
       if (io_stats) PrintIoStats(**ds);
       return kExitOk;
     }
-    auto sink = OutputSink::Open(out);
-    if (!sink.ok()) return ReportError(sink.status());
     RenderOptions render;
-    render.format = kSearchFormats.at(format);
-    Status st = RenderRowStream(**reader, render, **sink);
-    if (!st.ok()) {
-      (*sink)->Abandon();
-      return ReportError(st, dataset);
-    }
-    st = (*sink)->Close();
-    if (io_stats) PrintIoStats(**ds);
-    return st.ok() ? kExitOk : ReportError(st);
+    render.format = ParseRowFormat(format);
+    return WriteRowStream(**reader, render, out, dataset, [&] {
+      if (io_stats) PrintIoStats(**ds);
+    });
   }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "lancet/cli_common.h"
 #include "lancet/value_json.h"
 
 namespace lancet::cli {
@@ -235,6 +236,24 @@ Status RenderRowStream(RecordBatchReader& reader, const RenderOptions& options, 
   std::vector<std::string> names;
   for (const Field& f : reader.schema().fields) names.push_back(f.name);
   return Render(reader, names, options, sink);
+}
+
+RowFormat ParseRowFormat(const std::string& name) {
+  return name == "json" ? RowFormat::kJson : name == "csv" ? RowFormat::kCsv : RowFormat::kTable;
+}
+
+int WriteRowStream(RecordBatchReader& reader, const RenderOptions& options, const std::string& out,
+                   const std::string& context, const std::function<void()>& after_close) {
+  auto sink = OutputSink::Open(out);
+  if (!sink.ok()) return ReportError(sink.status());
+  Status st = RenderRowStream(reader, options, **sink);
+  if (!st.ok()) {
+    (*sink)->Abandon();
+    return ReportError(st, context);
+  }
+  st = (*sink)->Close();
+  if (after_close) after_close();
+  return st.ok() ? kExitOk : ReportError(st);
 }
 
 }  // namespace lancet::cli

@@ -1,6 +1,7 @@
 // Row output for `lancet scan` and `lancet take`: aligned table, JSON Lines or CSV.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ Status RenderRows(const std::vector<RecordBatch>& batches, const RenderOptions& 
 /// the reader's schema): memory holds one batch, or for tables the batches of the
 /// first width_sample_rows rows. Reader errors stop the output and are returned.
 Status RenderRowStream(RecordBatchReader& reader, const RenderOptions& options, OutputSink& sink);
+
+/// "table", "json" or "csv" (the --format choices commands check), else table.
+RowFormat ParseRowFormat(const std::string& name);
+
+/// \brief Streams `reader` into `out` (stdout when empty) and closes it, for commands
+/// that print rows: a failed render abandons the output. `after_close` runs once the
+/// output is closed, whether or not closing succeeded (e.g. --io-stats). Errors are
+/// reported as every command reports them, naming `context`; returns the exit status.
+int WriteRowStream(RecordBatchReader& reader, const RenderOptions& options, const std::string& out,
+                   const std::string& context, const std::function<void()>& after_close = {});
 
 /// Text of one cell as table/CSV show it. Exposed for tests.
 Result<std::string> CellText(const Array& array, int64_t index);
