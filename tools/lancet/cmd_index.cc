@@ -4,6 +4,7 @@
 
 #include "lancet/commands.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index/text_index.h"
 #include "lancet/index/vector_index.h"
 #include "lancet/progress.h"
 
@@ -43,10 +44,11 @@ struct IndexState {
     };
     if (auto vector_type = index::ParseVectorIndexType(type); vector_type.ok())
       return CreateVector(ds, *vector_type, parsed);
+    if (type == "fts" || type == "FTS" || type == "inverted" || type == "INVERTED") return CreateText(ds, parsed);
     auto type_id = index::ParseScalarIndexType(type);
     if (!type_id.ok()) {
       return ReportUsage("--type: unknown index type '" + type +
-                         "' (choose btree, bitmap, label_list, zonemap, bloomfilter, ivf_flat, ivf_pq, ivf_sq or "
+                         "' (choose btree, bitmap, label_list, zonemap, bloomfilter, fts, ivf_flat, ivf_pq, ivf_sq or "
                          "ivf_hnsw_sq)");
     }
     if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
@@ -62,6 +64,25 @@ struct IndexState {
     for (const auto& f : made->files) bytes += f.size_bytes;
     std::printf("index '%s' (%s) on '%s': %s in _indices/%s\n", made->name.c_str(),
                 index::ScalarIndexTypeName(*type_id), column.c_str(), HumanBytes(bytes).c_str(), made->uuid.c_str());
+    return kExitOk;
+  }
+
+  int CreateText(const table::Dataset& ds, std::map<std::string, std::string> parsed) {
+    if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
+    index::CreateTextIndexOptions options;
+    options.name = name;
+    options.replace = !no_replace;
+    options.params = std::move(parsed);
+    options.progress = [this](uint64_t done, uint64_t total) {
+      progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
+    };
+    auto made = index::CreateTextIndex(ds, column, options);
+    progress.Done();
+    if (!made.ok()) return BuildFailed(made.status());
+    uint64_t bytes = 0;
+    for (const auto& f : made->files) bytes += f.size_bytes;
+    std::printf("index '%s' (FTS) on '%s': %s in _indices/%s\n", made->name.c_str(), column.c_str(),
+                HumanBytes(bytes).c_str(), made->uuid.c_str());
     return kExitOk;
   }
 
@@ -133,14 +154,16 @@ struct IndexState {
 Command AddIndexCommand(CLI::App& root) {
   auto state = std::make_shared<IndexState>();
   CLI::App* app = root.add_subcommand(
-      "index", "Create, list, drop or optimize scalar and vector indexes (docs/indexes.md, docs/vector-indexes.md)");
+      "index", "Create, list, drop or optimize scalar, full-text and vector indexes (docs/indexes.md, "
+      "docs/vector-indexes.md, docs/full-text-search.md)");
   app->require_subcommand(1);
   state->create = app->add_subcommand("create", "Index COLUMN and commit the index as a new version");
   state->create->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->create->add_option("COLUMN", state->column, "Top-level column to index")->required();
   state->create
       ->add_option("--type,-t", state->type,
-                   "btree, bitmap, label_list, zonemap, bloomfilter; vector: ivf_flat, ivf_pq, ivf_sq, ivf_hnsw_sq")
+                   "btree, bitmap, label_list, zonemap, bloomfilter; full-text: fts; vector: ivf_flat, ivf_pq, ivf_sq, "
+                   "ivf_hnsw_sq")
       ->required();
   state->create->add_option("--distance", state->distance, "Vector indexes: l2 (default), cosine or dot");
   state->create->add_option("--name", state->name, "Index name (default: COLUMN_idx)");
@@ -148,7 +171,8 @@ Command AddIndexCommand(CLI::App& root) {
       ->add_option("--param", state->params,
                    "KEY=VALUE: zonemap rows_per_zone; bloomfilter number_of_items, probability; vector "
                    "num_partitions, num_sub_vectors, num_bits, max_iterations, sample_rate; ivf_hnsw_sq m, "
-                   "ef_construction; repeatable")
+                   "ef_construction; fts base_tokenizer, language, with_position, max_token_length, lower_case, "
+                   "stem, remove_stop_words, ascii_folding, custom_stop_words; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
   state->progress.AddOption(*state->create);

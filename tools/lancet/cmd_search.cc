@@ -8,6 +8,7 @@
 #include "lancet/io_stats_line.h"
 #include "lancet/render.h"
 #include "lancet/scan/search.h"
+#include "lancet/scan/text_search.h"
 
 namespace lancet::cli {
 namespace {
@@ -68,6 +69,13 @@ struct SearchState {
   VersionSelector selector;
   std::string column;
   std::string vector;
+  std::string text;
+  std::string text_column;
+  bool phrase = false;
+  uint32_t slop = 0;
+  bool all_terms = false;
+  std::optional<int> fuzziness;
+  std::string fusion = "rrf";
   std::optional<size_t> query;
   uint32_t k = 10;
   std::string distance;
@@ -86,6 +94,8 @@ struct SearchState {
   bool io_stats = false;
 
   int Run() const {
+    if (vector.empty() && text.empty()) return ReportUsage("give --vector, --text or both");
+    if (vector.empty()) return RunText();
     auto queries = ParseQueries(vector, query);
     if (!queries.ok()) return ReportUsage(queries.status().message());
     scan::VectorQuery q;
@@ -109,6 +119,7 @@ struct SearchState {
     scan.filter = where;
     scan.offset = offset;
     scan.with_row_id = row_ids;
+    if (!text.empty()) return RunHybrid(**ds, scan, q);
     scan::SearchExplain plan;
     auto reader = scan::Search(**ds, scan, q, &plan);
     if (!reader.ok()) {
@@ -127,19 +138,82 @@ struct SearchState {
       if (io_stats) PrintIoStats(**ds);
     });
   }
+
+  scan::TextSearchRequest TextRequest() const {
+    scan::TextSearchRequest r;
+    r.column = !text_column.empty() ? text_column : vector.empty() ? column : "";
+    r.query.text = text;
+    r.query.phrase = phrase;
+    r.query.slop = slop;
+    r.query.op = all_terms ? index::TextOperator::kAnd : index::TextOperator::kOr;
+    if (fuzziness) {
+      r.query.fuzzy = true;
+      if (*fuzziness >= 0) r.query.fuzziness = static_cast<uint32_t>(*fuzziness);
+    }
+    r.k = k;
+    return r;
+  }
+
+  int Finish(const table::Dataset& ds, Result<std::unique_ptr<RecordBatchReader>> reader) const {
+    if (!reader.ok()) {
+      const Status& st = reader.status();
+      if (st.IsInvalidArgument() || st.IsNotFound()) return ReportUsage(st.message());
+      return ReportError(st, dataset);
+    }
+    RenderOptions render;
+    render.format = ParseRowFormat(format);
+    return WriteRowStream(**reader, render, out, dataset, [&] {
+      if (io_stats) PrintIoStats(ds);
+    });
+  }
+
+  int RunText() const {
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status());
+    table::ScanOptions scan;
+    scan.columns = SplitList(columns);
+    scan.filter = where;
+    scan.offset = offset;
+    scan.with_row_id = row_ids;
+    scan::TextSearchExplain plan;
+    auto reader = scan::TextSearch(**ds, scan, TextRequest(), &plan);
+    if (explain && reader.ok()) {
+      std::fputs(plan.ToString().c_str(), stdout);
+      if (io_stats) PrintIoStats(**ds);
+      return kExitOk;
+    }
+    return Finish(**ds, std::move(reader));
+  }
+
+  int RunHybrid(const table::Dataset& ds, const table::ScanOptions& scan, const scan::VectorQuery& q) const {
+    scan::HybridOptions hybrid;
+    if (fusion == "linear") hybrid.fusion = scan::Fusion::kLinear;
+    return Finish(ds, scan::HybridSearch(ds, scan, q, TextRequest(), hybrid));
+  }
 };
 
 }  // namespace
 
 Command AddSearchCommand(CLI::App& root) {
   auto state = std::make_shared<SearchState>();
-  CLI::App* app = root.add_subcommand("search", "Print the rows nearest to query vectors (k-nearest-neighbour search)");
+  CLI::App* app = root.add_subcommand("search", "Print the rows nearest to query vectors, the best BM25 matches of a text query, or both fused");
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
-  app->add_option("COLUMN", state->column, "Vector column (default: the dataset's only one)");
+  app->add_option("COLUMN", state->column,
+                  "Vector column (default: the dataset's only one); with only --text, the text column");
   app->add_option("--vector,-q", state->vector,
                   "Query as JSON ([0.1, 0.2, ...]; [[...], [...]] for several, each output row then starting "
-                  "with query_index), or a file holding such JSON or {\"queries\": [...]}")
-      ->required();
+                  "with query_index), or a file holding such JSON or {\"queries\": [...]}");
+  app->add_option("--text,-t", state->text,
+                  "Full-text query (BM25 through the column's FTS index; \"quoted\" text is a phrase); with --vector, "
+                  "a hybrid search");
+  app->add_option("--text-column", state->text_column, "Column of --text (default: the only one with an FTS index)");
+  app->add_flag("--phrase", state->phrase, "Match --text as a phrase (the index needs positions)");
+  app->add_option("--slop", state->slop, "Phrase: allowed gap between the tokens");
+  app->add_flag("--all-terms", state->all_terms, "Match rows holding every token of --text (default: any)");
+  app->add_option("--fuzziness", state->fuzziness, "Fuzzy match within this edit distance (-1: automatic)");
+  app->add_option("--fusion", state->fusion, "Hybrid: rrf (reciprocal rank fusion, k=60) or linear")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"rrf", "linear"}));
   app->add_option("--query", state->query, "Only query N (from 0) of several");
   app->add_option("-k,--limit", state->k, "Rows per query")->capture_default_str()->check(CLI::Range(1u, 1000000u));
   app->add_option("--distance", state->distance,
@@ -151,7 +225,7 @@ Command AddSearchCommand(CLI::App& root) {
   app->add_option("--where,-w", state->where, "Search only rows for which this filter is true");
   app->add_flag("--postfilter", state->postfilter, "Apply --where to the k nearest instead (may return fewer)");
   app->add_option("--offset", state->offset, "Skip this many of each query's nearest rows");
-  app->add_option("--columns,-c", state->columns, "Comma-separated output columns (default: all); _distance is added");
+  app->add_option("--columns,-c", state->columns, "Comma-separated output columns (default: all); _distance, _score or _relevance_score is added");
   app->add_flag("--row-ids", state->row_ids, "Add the _rowid column");
   app->add_option("--format,-f", state->format, "Output format")
       ->capture_default_str()

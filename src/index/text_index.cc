@@ -1,0 +1,369 @@
+// Answering full-text queries with an opened inverted index: every partition's postings
+// of the query terms are scored exhaustively with the index-wide BM25 statistics (the
+// reference's scores), then the k best admitted rows are kept.
+#include <algorithm>
+#include <cmath>
+#include <list>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "index/fts_params.h"
+#include "index/fts_posting.h"
+#include "index/fts_tokenizer.h"
+#include "index/text_files.h"
+#include "index/text_query.h"
+#include "lancet/index/text_index.h"
+
+namespace lancet::index {
+namespace {
+
+// Decoded posting lists kept per opened index: repeated terms cost no decode.
+constexpr uint64_t kPostingCacheBytes = 256ULL << 20;
+
+struct Candidate {
+  float score;
+  uint64_t row;
+};
+bool Better(const Candidate& a, const Candidate& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); }
+
+class PostingCache {
+ public:
+  std::shared_ptr<const fts::DecodedPostings> Get(uint64_t key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second.second);
+    return it->second.first;
+  }
+  void Put(uint64_t key, std::shared_ptr<const fts::DecodedPostings> p) {
+    const uint64_t size = 8 * p->doc_ids.size() + 4 * p->block_max_scores.size() + 64;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (map_.count(key)) return;
+    order_.push_front(key);
+    map_[key] = {std::move(p), order_.begin()};
+    bytes_ += size;
+    while (bytes_ > kPostingCacheBytes && order_.size() > 1) {
+      auto victim = map_.find(order_.back());
+      bytes_ -= 8 * victim->second.first->doc_ids.size() + 4 * victim->second.first->block_max_scores.size() + 64;
+      map_.erase(victim);
+      order_.pop_back();
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  std::list<uint64_t> order_;
+  std::unordered_map<uint64_t, std::pair<std::shared_ptr<const fts::DecodedPostings>, std::list<uint64_t>::iterator>>
+      map_;
+  uint64_t bytes_ = 0;
+};
+
+class TextIndexImpl final : public TextIndex {
+ public:
+  TextIndexImpl(fts::IndexParams params, std::vector<std::unique_ptr<TextPartition>> parts)
+      : params_(std::move(params)), parts_(std::move(parts)) {
+    for (const auto& p : parts_) {
+      num_docs_ += p->rows.size();
+      total_tokens_ += p->total_tokens;
+    }
+  }
+
+  bool with_position() const override { return params_.with_position; }
+  uint64_t num_docs() const override { return num_docs_; }
+  uint64_t total_tokens() const override { return total_tokens_; }
+
+  Result<std::vector<TextHit>> Search(const TextQuery& query, size_t k,
+                                      const std::function<bool(uint64_t)>* allowed) const override;
+  Result<std::unique_ptr<FlatScorer>> MakeFlatScorer(const TextQuery& query) const override;
+
+  // Docs containing `token` over every partition (the reference's idf counts).
+  Result<uint64_t> DocsContaining(const std::string& token) const {
+    uint64_t n = 0;
+    for (const auto& p : parts_) {
+      ASSIGN_OR_RETURN(std::optional<uint64_t> id, p->terms->Get(token));
+      if (id && *id < p->doc_freq.size()) n += p->doc_freq[*id];
+    }
+    return n;
+  }
+  float AvgDocLength() const {
+    return num_docs_ == 0 ? 0.0f : static_cast<float>(total_tokens_) / static_cast<float>(num_docs_);
+  }
+  const fts::IndexParams& params() const { return params_; }
+
+ private:
+  Result<std::shared_ptr<const fts::DecodedPostings>> Postings(const TextPartition& part, uint32_t term) const {
+    const uint64_t key = (static_cast<uint64_t>(part.id) << 32) | term;
+    if (auto hit = cache_.Get(key)) return hit;
+    ASSIGN_OR_RETURN(fts::DecodedPostings decoded, ReadTermPostings(part, term));
+    auto shared = std::make_shared<const fts::DecodedPostings>(std::move(decoded));
+    cache_.Put(key, shared);
+    return shared;
+  }
+  // The query's tokens, expanded by fuzzy matching against every partition's terms.
+  Result<std::vector<QueryToken>> Tokens(const TextQuery& query) const;
+  Status SearchPartition(const TextPartition& part, const TextQuery& query, const std::vector<QueryToken>& tokens,
+                         const std::vector<float>& idf, bool phrase, std::vector<Candidate>& out) const;
+
+  fts::IndexParams params_;
+  std::vector<std::unique_ptr<TextPartition>> parts_;
+  uint64_t num_docs_ = 0;
+  uint64_t total_tokens_ = 0;
+  mutable PostingCache cache_;
+};
+
+Result<std::vector<QueryToken>> TextIndexImpl::Tokens(const TextQuery& query) const {
+  const bool fuzzy = query.fuzzy && !query.phrase && !IsQuotedPhrase(query.text);
+  const fts::TokenizerParams tp = fuzzy ? FuzzyTokenizerParams(params_.tokenizer) : params_.tokenizer;
+  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(tp));
+  std::vector<QueryToken> tokens = QueryTokens(query, tp, *tokenizer);
+  if (!fuzzy) return tokens;
+  std::vector<QueryToken> expanded;
+  std::set<std::string> seen;
+  for (const QueryToken& t : tokens) {
+    const uint32_t edits = Fuzziness(query, t.text);
+    const std::string_view prefix = std::string_view(t.text).substr(0, std::min<size_t>(query.prefix_length, t.text.size()));
+    for (const auto& p : parts_) {
+      Status walk = p->terms->ForEach([&](std::string_view key, uint64_t) {
+        if (expanded.size() >= query.max_expansions) return false;
+        if (key.substr(0, prefix.size()) == prefix && WithinEdits(t.text, key, edits) &&
+            seen.insert(std::string(key)).second) {
+          expanded.push_back({std::string(key), t.position});
+        }
+        return true;
+      });
+      RETURN_IF_ERROR(walk);
+    }
+  }
+  return expanded;
+}
+
+Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery& query,
+                                      const std::vector<QueryToken>& tokens, const std::vector<float>& idf,
+                                      bool phrase, std::vector<Candidate>& out) const {
+  struct Term {
+    size_t query_index;
+    uint32_t id;
+    std::shared_ptr<const fts::DecodedPostings> postings;
+  };
+  std::vector<Term> terms;
+  for (size_t q = 0; q < tokens.size(); ++q) {
+    ASSIGN_OR_RETURN(std::optional<uint64_t> id, part.terms->Get(tokens[q].text));
+    if (!id || *id >= part.doc_freq.size()) {
+      // A phrase or an AND needs every token: no doc of this partition can match.
+      if (phrase || query.op == TextOperator::kAnd) return Status::OK();
+      continue;
+    }
+    ASSIGN_OR_RETURN(auto postings, Postings(part, static_cast<uint32_t>(*id)));
+    terms.push_back({q, static_cast<uint32_t>(*id), std::move(postings)});
+  }
+  if (terms.empty()) return Status::OK();
+  const size_t num_docs = part.rows.size();
+  fts::Bm25 bm25;
+  bm25.num_docs = num_docs_;
+  bm25.avg_doc_length = AvgDocLength();
+  thread_local std::vector<float> scores;
+  thread_local std::vector<uint32_t> hits;
+  thread_local std::vector<uint32_t> touched;
+  scores.assign(num_docs, 0.0f);
+  hits.assign(num_docs, 0);
+  touched.clear();
+  for (const Term& term : terms) {
+    const fts::DecodedPostings& p = *term.postings;
+    const float w = idf[term.query_index];
+    for (size_t i = 0; i < p.doc_ids.size(); ++i) {
+      const uint32_t doc = p.doc_ids[i];
+      if (doc >= num_docs) {
+        return Status::Corruption(part.invert->path() + ": doc " + std::to_string(doc) + " beyond the " +
+                                  std::to_string(num_docs) + " docs of partition " + std::to_string(part.id));
+      }
+      if (hits[doc] == 0) touched.push_back(doc);
+      ++hits[doc];
+      scores[doc] += w * bm25.DocWeight(p.freqs[i], part.lengths[doc]);
+    }
+  }
+  const bool all = phrase || query.op == TextOperator::kAnd;
+  std::vector<std::vector<std::vector<uint32_t>>> positions;
+  if (phrase) {
+    if (!part.positions) {
+      return Status::InvalidArgument(
+          "position is not found but required for phrase queries, try recreating the index with position");
+    }
+    for (const Term& term : terms) {
+      ASSIGN_OR_RETURN(auto pos, ReadTermPositions(part, term.id, term.postings->freqs));
+      positions.push_back(std::move(pos));
+    }
+  }
+  // Where each touched doc sits in each term's posting list (phrases only).
+  std::vector<std::unordered_map<uint32_t, uint32_t>> slot(phrase ? terms.size() : 0);
+  for (size_t t = 0; t < slot.size(); ++t) {
+    const auto& ids = terms[t].postings->doc_ids;
+    for (uint32_t i = 0; i < ids.size(); ++i) slot[t][ids[i]] = i;
+  }
+  std::vector<const std::vector<uint32_t>*> doc_positions(terms.size());
+  for (uint32_t doc : touched) {
+    if (all && hits[doc] != terms.size()) continue;
+    if (phrase) {
+      for (size_t t = 0; t < terms.size(); ++t) doc_positions[t] = &positions[t][slot[t][doc]];
+      if (!PhraseMatches(tokens, doc_positions, query.slop)) continue;
+    }
+    out.push_back({scores[doc] * query.boost, part.rows[doc]});
+  }
+  return Status::OK();
+}
+
+Result<std::vector<TextHit>> TextIndexImpl::Search(const TextQuery& query, size_t k,
+                                                   const std::function<bool(uint64_t)>* allowed) const {
+  std::vector<TextHit> hits;
+  if (k == 0 || num_docs_ == 0) return hits;
+  const bool phrase = query.phrase || IsQuotedPhrase(query.text);
+  if (phrase && !params_.with_position) {
+    return Status::InvalidArgument(
+        "position is not found but required for phrase queries, try recreating the index with position");
+  }
+  ASSIGN_OR_RETURN(std::vector<QueryToken> tokens, Tokens(query));
+  if (tokens.empty()) return hits;
+  std::vector<float> idf;
+  for (const QueryToken& t : tokens) {
+    ASSIGN_OR_RETURN(uint64_t n, DocsContaining(t.text));
+    idf.push_back(n == 0 ? 0.0f : fts::Bm25::Idf(n, num_docs_));
+  }
+  std::vector<Candidate> candidates;
+  for (const auto& part : parts_) RETURN_IF_ERROR(SearchPartition(*part, query, tokens, idf, phrase, candidates));
+  if (allowed) {
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const Candidate& c) { return !(*allowed)(c.row); }),
+                     candidates.end());
+  }
+  const size_t keep = std::min(k, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
+                    Better);
+  for (size_t i = 0; i < keep; ++i) hits.push_back({candidates[i].row, candidates[i].score});
+  return hits;
+}
+
+// Documents outside the index: every one is tokenized first, because the reference
+// scores them with statistics over the index's docs and all of them together.
+class FlatScorerImpl final : public TextIndex::FlatScorer {
+ public:
+  FlatScorerImpl(std::unique_ptr<fts::Tokenizer> tokenizer, std::vector<QueryToken> tokens,
+                 std::vector<uint64_t> index_docs_with, uint64_t index_docs, uint64_t index_tokens, TextQuery query)
+      : tokenizer_(std::move(tokenizer)),
+        tokens_(std::move(tokens)),
+        docs_with_(std::move(index_docs_with)),
+        num_docs_(index_docs),
+        total_tokens_(index_tokens),
+        query_(std::move(query)),
+        phrase_(query_.phrase || IsQuotedPhrase(query_.text)) {}
+
+  void Add(uint64_t row, std::string_view doc) override {
+    doc_tokens_.clear();
+    tokenizer_->Tokenize(doc, &doc_tokens_);
+    if (doc_tokens_.empty()) return;  // not a document, as in the index
+    ++num_docs_;
+    total_tokens_ += doc_tokens_.size();
+    std::vector<uint32_t> freqs(tokens_.size(), 0);
+    std::vector<std::vector<uint32_t>> positions(phrase_ ? tokens_.size() : 0);
+    bool any = false;
+    for (size_t q = 0; q < tokens_.size(); ++q) {
+      for (const fts::Token& t : doc_tokens_) {
+        if (t.text != tokens_[q].text) continue;
+        ++freqs[q];
+        if (phrase_) positions[q].push_back(t.position);
+      }
+      // A token counts once per document for its document frequency.
+      bool first = true;
+      for (size_t p = 0; p < q; ++p) first = first && tokens_[p].text != tokens_[q].text;
+      if (freqs[q] > 0 && first) ++docs_with_[q];
+      any = any || freqs[q] > 0;
+    }
+    if (!any) return;
+    const bool all = phrase_ || query_.op == TextOperator::kAnd;
+    if (all && std::count(freqs.begin(), freqs.end(), 0u) > 0) return;
+    if (phrase_) {
+      std::vector<const std::vector<uint32_t>*> ptrs;
+      for (const auto& p : positions) ptrs.push_back(&p);
+      if (!PhraseMatches(tokens_, ptrs, query_.slop)) return;
+    }
+    matches_.push_back({row, static_cast<uint32_t>(doc_tokens_.size()), std::move(freqs)});
+  }
+
+  std::vector<TextHit> Finish() override {
+    // Repeated query tokens share one document frequency: the first occurrence's.
+    std::vector<uint64_t> docs_with(tokens_.size());
+    for (size_t q = 0; q < tokens_.size(); ++q) {
+      docs_with[q] = docs_with_[q];
+      for (size_t p = 0; p < q; ++p) {
+        if (tokens_[p].text == tokens_[q].text) {
+          docs_with[q] = docs_with_[p];
+          break;
+        }
+      }
+    }
+    fts::Bm25 bm25;
+    bm25.num_docs = num_docs_;
+    bm25.avg_doc_length = num_docs_ ? static_cast<float>(total_tokens_) / static_cast<float>(num_docs_) : 0.0f;
+    std::vector<float> idf;
+    for (uint64_t n : docs_with) idf.push_back(n == 0 ? 0.0f : fts::Bm25::Idf(n, num_docs_));
+    std::vector<TextHit> hits;
+    for (const Match& m : matches_) {
+      float score = 0;
+      for (size_t q = 0; q < tokens_.size(); ++q) {
+        if (m.freqs[q] > 0) score += idf[q] * bm25.DocWeight(m.freqs[q], m.length);
+      }
+      score *= query_.boost;
+      if (score > 0) hits.push_back({m.row, score});
+    }
+    matches_.clear();
+    return hits;
+  }
+
+ private:
+  struct Match {
+    uint64_t row;
+    uint32_t length;
+    std::vector<uint32_t> freqs;
+  };
+  std::unique_ptr<fts::Tokenizer> tokenizer_;
+  std::vector<QueryToken> tokens_;
+  std::vector<uint64_t> docs_with_;  // per query token: index docs + flat docs holding it
+  uint64_t num_docs_;
+  uint64_t total_tokens_;
+  TextQuery query_;
+  bool phrase_;
+  std::vector<fts::Token> doc_tokens_;
+  std::vector<Match> matches_;
+};
+
+Result<std::unique_ptr<TextIndex::FlatScorer>> TextIndexImpl::MakeFlatScorer(const TextQuery& query) const {
+  ASSIGN_OR_RETURN(std::vector<QueryToken> tokens, Tokens(query));
+  std::vector<uint64_t> docs_with;
+  for (const QueryToken& t : tokens) {
+    ASSIGN_OR_RETURN(uint64_t n, DocsContaining(t.text));
+    docs_with.push_back(n);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(params_.tokenizer));
+  return std::unique_ptr<FlatScorer>(new FlatScorerImpl(std::move(tokenizer), std::move(tokens), std::move(docs_with),
+                                                        num_docs_, total_tokens_, query));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const TextIndex>> TextIndex::Open(const table::Dataset& dataset,
+                                                         const table::IndexMetadata& index) {
+  if (!IsTextIndex(index)) return Status::NotSupported("index '" + index.name + "' is not a full-text index");
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(index));
+  const io::ObjectStore& store = *dataset.store();
+  ASSIGN_OR_RETURN(TextMetadata meta, ReadTextMetadata(store, dir));
+  std::vector<std::unique_ptr<TextPartition>> parts;
+  for (uint32_t id : meta.partitions) {
+    ASSIGN_OR_RETURN(auto part, ReadTextPartition(store, dir, id, meta.params.with_position));
+    parts.push_back(std::move(part));
+  }
+  // Refuse settings Lancet cannot tokenize with now, not at the first query.
+  RETURN_IF_ERROR(fts::Tokenizer::Make(meta.params.tokenizer).status());
+  return std::shared_ptr<const TextIndex>(new TextIndexImpl(std::move(meta.params), std::move(parts)));
+}
+
+}  // namespace lancet::index

@@ -1,0 +1,324 @@
+// Full-text search: the column's inverted index answers the fragments it covers (through
+// an allowed-row set when a filter, deletions or stable row ids need one), the other
+// fragments are tokenized and scored as they are read, and the best rows are taken.
+#include "lancet/scan/text_search.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "scan/row_sets.h"
+#include "util/array_builder.h"
+
+namespace lancet::scan {
+namespace {
+
+class TextIndexCache {
+ public:
+  static TextIndexCache& Get() {
+    static TextIndexCache cache;
+    return cache;
+  }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_.clear();
+  }
+  Result<std::shared_ptr<const index::TextIndex>> Open(const table::Dataset& dataset, const table::IndexMetadata& meta) {
+    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
+    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(dataset.store().get())) + "|" + dir;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = open_.find(key);
+      if (it != open_.end()) return it->second;
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<const index::TextIndex> opened, index::TextIndex::Open(dataset, meta));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (open_.size() >= kMaxOpen) open_.clear();
+    open_[key] = opened;
+    return opened;
+  }
+
+ private:
+  static constexpr size_t kMaxOpen = 16;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const index::TextIndex>> open_;
+};
+
+struct TextPlan {
+  std::string name;
+  std::vector<table::IndexMetadata> segments;
+  std::set<uint64_t> covered;
+  bool deletions = false;
+};
+
+Result<std::optional<TextPlan>> FindTextIndex(const table::Dataset& dataset, const Field& field) {
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> all, dataset.ListIndices());
+  std::map<uint64_t, const table::FragmentInfo*> live;
+  for (const table::FragmentInfo& f : dataset.fragments()) live[f.id] = &f;
+  std::optional<TextPlan> plan;
+  for (const table::IndexMetadata& m : all) {
+    if (!index::IsTextIndex(m) || m.fields.size() != 1 || m.fields[0] != field.id) continue;
+    if (plan && plan->name != m.name) continue;
+    if (!plan) plan = TextPlan{m.name, {}, {}, false};
+    plan->segments.push_back(m);
+    for (uint64_t id : m.fragment_ids) {
+      auto it = live.find(id);
+      if (it == live.end()) continue;
+      plan->covered.insert(id);
+      if (it->second->deleted_rows > 0) plan->deletions = true;
+    }
+  }
+  return plan;
+}
+
+Result<const Field*> ResolveTextColumn(const table::Dataset& dataset, const std::string& name) {
+  const Schema& schema = dataset.schema();
+  if (!name.empty()) {
+    const int pos = schema.FieldIndex(name);
+    if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + name + "'");
+    return &schema.fields[static_cast<size_t>(pos)];
+  }
+  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> all, dataset.ListIndices());
+  std::set<int32_t> ids;
+  for (const table::IndexMetadata& m : all) {
+    if (index::IsTextIndex(m) && m.fields.size() == 1) ids.insert(m.fields[0]);
+  }
+  if (ids.size() > 1) {
+    return Status::InvalidArgument(dataset.uri() + ": several columns have a full-text index: name the one to search");
+  }
+  if (ids.empty()) {
+    return Status::InvalidArgument(
+        "Cannot perform full text search unless an INVERTED index has been created on at least one column");
+  }
+  for (const Field& f : schema.fields) {
+    if (f.id == *ids.begin()) return &f;
+  }
+  return Status::InvalidArgument(dataset.uri() + ": the full-text index names a column that is gone");
+}
+
+struct Scored {
+  float score;
+  uint64_t row;
+};
+
+std::string Join(const std::vector<uint64_t>& ids) {
+  std::string s;
+  for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+  return "[" + s + "]";
+}
+
+// The k best rows of `request` with their scores, best first.
+Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table::ScanOptions& options,
+                                     const TextSearchRequest& request, size_t want, TextSearchExplain* explain) {
+  ASSIGN_OR_RETURN(const Field* field, ResolveTextColumn(dataset, request.column));
+  if (field->type.id != TypeId::kUtf8 && field->type.id != TypeId::kLargeUtf8) {
+    return Status::InvalidArgument(dataset.uri() + ": column '" + field->name + "' is " + field->type.ToString() +
+                                   ", not a string column");
+  }
+  ASSIGN_OR_RETURN(std::optional<TextPlan> plan, FindTextIndex(dataset, *field));
+  if (!plan) {
+    return Status::InvalidArgument(
+        "Cannot perform full text search unless an INVERTED index has been created on at least one column (column '" +
+        field->name + "' has none)");
+  }
+  std::vector<std::shared_ptr<const index::TextIndex>> opened;
+  for (const table::IndexMetadata& m : plan->segments) {
+    ASSIGN_OR_RETURN(auto seg, TextIndexCache::Get().Open(dataset, m));
+    opened.push_back(std::move(seg));
+  }
+  std::vector<uint64_t> flat_fragments;
+  for (const table::FragmentInfo& f : dataset.fragments()) {
+    if (!plan->covered.count(f.id)) flat_fragments.push_back(f.id);
+  }
+  std::vector<Scored> found;
+  if (!plan->covered.empty()) {
+    const bool stable = dataset.stable_row_ids();
+    const bool all_covered = plan->covered.size() == dataset.fragments().size();
+    std::optional<Roaring64Map> allowed;
+    if (!options.filter.empty() || plan->deletions || (stable && !all_covered)) {
+      ASSIGN_OR_RETURN(allowed, AllowedRows(dataset, plan->covered, options.filter));
+    }
+    const std::set<uint64_t>& covered = plan->covered;
+    std::function<bool(uint64_t)> admit;
+    if (allowed) {
+      admit = [&](uint64_t row) { return allowed->contains(row); };
+    } else if (!stable && !all_covered) {
+      admit = [&](uint64_t row) { return covered.count(row >> 32) > 0; };
+    }
+    for (const auto& seg : opened) {
+      ASSIGN_OR_RETURN(std::vector<index::TextHit> hits, seg->Search(request.query, want, admit ? &admit : nullptr));
+      for (const index::TextHit& h : hits) found.push_back({h.score, h.row});
+    }
+  }
+  if (!flat_fragments.empty()) {
+    ASSIGN_OR_RETURN(std::unique_ptr<index::TextIndex::FlatScorer> scorer, opened.front()->MakeFlatScorer(request.query));
+    table::ScanOptions scan;
+    scan.columns = {field->name};
+    scan.filter = options.filter;
+    scan.fragment_ids = flat_fragments;
+    scan.with_row_id = true;
+    scan.io_parallelism = options.io_parallelism;
+    ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
+    for (;;) {
+      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+      if (!batch) break;
+      const Array& text = batch->columns[0];
+      const uint64_t* rows = batch->columns[1].values<uint64_t>();
+      for (int64_t i = 0; i < batch->num_rows; ++i) {
+        if (!text.IsNull(i)) scorer->Add(rows[i], text.GetView(i));
+      }
+    }
+    for (const index::TextHit& h : scorer->Finish()) found.push_back({h.score, h.row});
+  }
+  const size_t keep = std::min(want, found.size());
+  std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+                    [](const Scored& a, const Scored& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
+  found.resize(keep);
+  if (explain) {
+    explain->column = field->name;
+    explain->index = plan->name + "(Inverted)";
+    explain->indexed_fragments.assign(plan->covered.begin(), plan->covered.end());
+    explain->flat_fragments = flat_fragments;
+    explain->filter = options.filter;
+  }
+  return found;
+}
+
+// The projected columns of `rows`, then `score_name` with `scores`, then the meta columns.
+Result<RecordBatch> Materialize(const table::Dataset& dataset, const table::ScanOptions& options,
+                                const std::vector<uint64_t>& rows, const std::vector<float>& scores,
+                                const std::string& score_name) {
+  std::vector<std::string> columns = options.columns;
+  if (columns.empty()) {
+    for (const Field& f : dataset.read_schema().fields) columns.push_back(f.name);
+  }
+  std::vector<std::string> take_columns = columns;
+  if (options.with_row_id) take_columns.push_back("_rowid");
+  if (options.with_row_addr) take_columns.push_back("_rowaddr");
+  ASSIGN_OR_RETURN(RecordBatch taken, dataset.TakeRowIds(rows, take_columns));
+  RecordBatch out;
+  out.num_rows = static_cast<int64_t>(rows.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    out.schema.fields.push_back(taken.schema.fields[c]);
+    out.columns.push_back(taken.columns[c]);
+  }
+  ASSIGN_OR_RETURN(Array s, ArrayFromVector(MakeType(TypeId::kFloat32), scores));
+  out.schema.fields.push_back(MakeField(score_name, MakeType(TypeId::kFloat32), true));
+  out.columns.push_back(std::move(s));
+  for (size_t c = columns.size(); c < take_columns.size(); ++c) {
+    out.schema.fields.push_back(taken.schema.fields[c]);
+    out.columns.push_back(taken.columns[c]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string TextSearchExplain::ToString() const {
+  std::string s;
+  if (!indexed_fragments.empty()) {
+    s += "MatchQuery: column=" + column + " index=" + index + " fragments=" + Join(indexed_fragments) + "\n";
+  }
+  if (!flat_fragments.empty()) s += "FlatMatchQuery: column=" + column + " fragments=" + Join(flat_fragments) + "\n";
+  if (!filter.empty()) s += "PreFilter: " + filter + "\n";
+  return s;
+}
+
+void ClearTextIndexCache() { TextIndexCache::Get().Clear(); }
+
+Result<std::unique_ptr<RecordBatchReader>> TextSearch(const table::Dataset& dataset, const table::ScanOptions& options,
+                                                      const TextSearchRequest& request, TextSearchExplain* explain) {
+  const size_t want = static_cast<size_t>(request.k) + static_cast<size_t>(options.offset);
+  ASSIGN_OR_RETURN(std::vector<Scored> best, BestRows(dataset, options, request, want, explain));
+  best.erase(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(best.size(), options.offset)));
+  std::vector<uint64_t> rows;
+  std::vector<float> scores;
+  for (const Scored& s : best) {
+    rows.push_back(s.row);
+    scores.push_back(s.score);
+  }
+  ASSIGN_OR_RETURN(RecordBatch out, Materialize(dataset, options, rows, scores, "_score"));
+  Schema schema = out.schema;
+  std::vector<RecordBatch> batches;
+  batches.push_back(std::move(out));
+  return MakeBatchVectorReader(schema, std::move(batches));
+}
+
+Result<std::unique_ptr<RecordBatchReader>> HybridSearch(const table::Dataset& dataset,
+                                                        const table::ScanOptions& options, const VectorQuery& vector,
+                                                        const TextSearchRequest& text, const HybridOptions& hybrid) {
+  if (vector.vectors.size() != 1) return Status::InvalidArgument("a hybrid search takes exactly one query vector");
+  // Each side returns its k best with row ids; the fusion needs only ranks and scores.
+  table::ScanOptions side = options;
+  side.with_row_id = false;
+  side.with_row_addr = false;
+  side.offset = 0;
+  const size_t k = text.k;
+  VectorQuery vq = vector;
+  vq.k = text.k;
+  // Only the row ids are needed from the vector side: project one cheap column.
+  side.columns = {"_rowid"};
+  ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> vec_reader, Search(dataset, side, vq));
+  std::vector<uint64_t> vec_rows;
+  std::vector<float> vec_dist;
+  for (;;) {
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, vec_reader->Next());
+    if (!batch) break;
+    const int rid = batch->schema.FieldIndex("_rowid");
+    const int dist = batch->schema.FieldIndex("_distance");
+    for (int64_t i = 0; i < batch->num_rows; ++i) {
+      vec_rows.push_back(batch->columns[static_cast<size_t>(rid)].values<uint64_t>()[i]);
+      vec_dist.push_back(batch->columns[static_cast<size_t>(dist)].values<float>()[i]);
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Scored> fts, BestRows(dataset, options, text, k, nullptr));
+
+  // Rows in the order the reference merges them: the vector side's, then the text side's new ones.
+  std::vector<uint64_t> rows;
+  std::map<uint64_t, float> fused;
+  auto add_row = [&](uint64_t row) {
+    if (!fused.count(row)) {
+      fused[row] = 0;
+      rows.push_back(row);
+    }
+  };
+  for (uint64_t r : vec_rows) add_row(r);
+  for (const Scored& s : fts) add_row(s.row);
+  if (hybrid.fusion == Fusion::kRrf) {
+    for (size_t i = 0; i < vec_rows.size(); ++i) fused[vec_rows[i]] += 1.0f / (static_cast<float>(i) + hybrid.rrf_k);
+    for (size_t i = 0; i < fts.size(); ++i) fused[fts[i].row] += 1.0f / (static_cast<float>(i) + hybrid.rrf_k);
+  } else {
+    auto normalise = [](std::vector<float> v) {
+      if (v.empty()) return v;
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      const float min = *lo, range = *hi - *lo;
+      for (float& x : v) x = range > 0 ? (x - min) / range : 0.0f;
+      return v;
+    };
+    const std::vector<float> d = normalise(vec_dist);
+    std::vector<float> s;
+    for (const Scored& x : fts) s.push_back(x.score);
+    s = normalise(s);
+    for (size_t i = 0; i < vec_rows.size(); ++i) fused[vec_rows[i]] += hybrid.vector_weight * (1.0f - d[i]);
+    for (size_t i = 0; i < fts.size(); ++i) fused[fts[i].row] += (1.0f - hybrid.vector_weight) * s[i];
+  }
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fused[rows[a]] > fused[rows[b]]; });
+  const size_t skip = std::min<size_t>(options.offset, order.size());
+  const size_t end = std::min(order.size(), skip + k);
+  std::vector<uint64_t> out_rows;
+  std::vector<float> out_scores;
+  for (size_t i = skip; i < end; ++i) {
+    out_rows.push_back(rows[order[i]]);
+    out_scores.push_back(fused[rows[order[i]]]);
+  }
+  ASSIGN_OR_RETURN(RecordBatch out, Materialize(dataset, options, out_rows, out_scores, "_relevance_score"));
+  Schema schema = out.schema;
+  std::vector<RecordBatch> batches;
+  batches.push_back(std::move(out));
+  return MakeBatchVectorReader(schema, std::move(batches));
+}
+
+}  // namespace lancet::scan

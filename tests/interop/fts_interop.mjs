@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// fts_interop.mjs LANCET_BIN PEER_HOME WORK_DIR
+//
+// Full-text search both ways against the reference, over generated English-like text
+// (FTS_ROWS documents, default 100000): a table indexed by the reference and the same
+// table indexed by `lancet index create --type fts`. For every query, `lancet search
+// --text` on either table and the reference on Lancet's index must return the rows and
+// BM25 scores the reference returns on its own index (scores within 1e-5 relative, rows
+// equal up to ties); the reference's plan must show MatchQuery on Lancet's index. Then
+// the same after deletions, with filters, phrases (indexes with positions) and an
+// appended fragment no index covers. Prints PASS/FAIL lines; exits 0 only if all pass.
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { makeTextCorpus } from "./text_corpus.mjs";
+
+const [lancet, peerHome, work] = process.argv.slice(2);
+if (!lancet || !peerHome || !work) {
+  process.stderr.write("usage: fts_interop.mjs LANCET_BIN PEER_HOME WORK_DIR\n");
+  process.exit(64);
+}
+const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
+const { lancedb } = loadPeer();
+
+let failures = 0;
+function report(ok, what, detail = "") {
+  process.stdout.write(`${ok ? "PASS" : "FAIL"} fts ${what}${detail ? `: ${detail}` : ""}\n`);
+  if (!ok) failures++;
+}
+function run(args) {
+  const r = spawnSync(lancet, args, { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`lancet ${args.join(" ")} failed (exit ${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+const N = Number(process.env.FTS_ROWS || 100000);
+const { docs, vocab } = makeTextCorpus(N);
+const rows = (begin, texts) => texts.map((text, i) => ({ id: begin + i, cat: (begin + i) % 5, text }));
+const db = await lancedb.connect(work);
+
+// Reference-indexed tables (default params; with positions) and Lancet-indexed twins.
+const tables = {};
+for (const [name, pos] of [["ref", false], ["refpos", true], ["ours", false], ["ourspos", true]]) {
+  tables[name] = await db.createTable(name, rows(0, docs));
+}
+let t0 = Date.now();
+await tables.ref.createIndex("text", { config: lancedb.Index.fts() });
+const refBuild = Date.now() - t0;
+await tables.refpos.createIndex("text", { config: lancedb.Index.fts({ withPosition: true }) });
+t0 = Date.now();
+run(["index", "create", path.join(work, "ours.lance"), "text", "--type", "fts"]);
+const ourBuild = Date.now() - t0;
+run(["index", "create", path.join(work, "ourspos.lance"), "text", "--type", "fts", "--param", "with_position=true"]);
+process.stdout.write(`INFO fts build of ${N} docs: reference ${refBuild} ms, lancet (CLI) ${ourBuild} ms\n`);
+for (const name of ["ours", "ourspos"]) await tables[name].checkoutLatest();
+
+const v = (i) => vocab[i].toLowerCase();
+const queries = [
+  { q: v(3) }, { q: v(0) }, { q: v(50) }, { q: v(700) }, { q: v(5000) }, { q: `${v(3)} ${v(90)}` },
+  { q: `${v(10)} ${v(11)} ${v(12)}` }, { q: `the ${v(200)}` }, { q: "RUNNING connections happily" },
+  { q: "café naive resume" }, { q: "Ærø über" }, { q: "zzzz-not-a-word" }, { q: "the of and" },
+  { q: `${v(20)} ${v(20)} ${v(21)}` }, { q: `${v(5)}, ${v(6)}!` }, { q: `${v(1)} ${v(400)}`, k: 50 },
+  { q: `${v(8)} ${v(9)}`, op: "AND" }, { q: `${v(30)} ${v(31)} ${v(32)}`, op: "AND" },
+  { q: v(2), where: "cat = 3" }, { q: `${v(4)} ${v(77)}`, where: "id % 3 = 0" },
+];
+const phrases = [
+  { q: `${v(3)} ${v(7)}`, phrase: true }, { q: `"the ${v(15)}"`, phrase: true },
+  { q: `${v(0)} of ${v(1)}`, phrase: true, slop: 1 },
+];
+
+async function peerSearch(table, c) {
+  let query;
+  if (c.phrase) {
+    const text = c.q.replace(/^"|"$/g, "");
+    query = table.query().fullTextSearch(new lancedb.PhraseQuery(text, "text", { slop: c.slop ?? 0 }));
+  } else if (c.op) {
+    query = table.query().fullTextSearch(new lancedb.MatchQuery(c.q, "text", { operator: c.op === "AND" ? lancedb.Operator.And : lancedb.Operator.Or }));
+  } else {
+    query = table.search(c.q, "fts");
+  }
+  query = query.limit(c.k ?? 10).select(["id"]);
+  if (c.where) query = query.where(c.where);
+  return (await query.toArray()).map((r) => ({ id: r.id, s: r._score }));
+}
+function lancetSearch(name, c) {
+  const args = ["search", path.join(work, `${name}.lance`), "--text", c.q, "-k", String(c.k ?? 10), "--columns", "id",
+    "--format", "json"];
+  if (c.op === "AND") args.push("--all-terms");
+  if (c.phrase) args.push("--phrase");
+  if (c.slop) args.push("--slop", String(c.slop));
+  if (c.where) args.push("--where", c.where);
+  return run(args).split("\n").filter(Boolean).map((l) => JSON.parse(l)).map((r) => ({ id: r.id, s: r._score }));
+}
+
+// Rows equal up to ties: the same scores rank by rank, and the same rows wherever the
+// score is not tied with the last one returned.
+function compare(got, want) {
+  if (got.length !== want.length) return `${got.length} rows, the reference ${want.length}`;
+  for (let i = 0; i < got.length; i++) {
+    if (Math.abs(got[i].s - want[i].s) > 1e-5 * Math.abs(want[i].s) + 1e-7) {
+      return `rank ${i}: score ${got[i].s} vs ${want[i].s}`;
+    }
+  }
+  if (!want.length) return "";
+  const last = want[want.length - 1].s;
+  const firm = (list) => list.filter((r) => Math.abs(r.s - last) > 1e-5 * Math.abs(last)).map((r) => r.id).sort((a, b) => a - b);
+  const a = firm(got).join(",");
+  const b = firm(want).join(",");
+  if (a !== b) return `rows differ above the last score: [${a}] vs [${b}]`;
+  const wantScore = new Map(want.map((r) => [r.id, r.s]));
+  for (const r of got) {
+    if (wantScore.has(r.id) && Math.abs(wantScore.get(r.id) - r.s) > 1e-5 * Math.abs(r.s) + 1e-7) {
+      return `row ${r.id}: score ${r.s} vs ${wantScore.get(r.id)}`;
+    }
+  }
+  return "";
+}
+
+async function checkAll(label, cases, refName, ourName) {
+  for (const c of cases) {
+    const what = `${label} ${JSON.stringify(c)}`;
+    try {
+      const want = await peerSearch(tables[refName], c);
+      const d1 = compare(lancetSearch(refName, c), want);
+      report(!d1, `lancet on the reference's index: ${what}`, d1);
+      const d2 = compare(lancetSearch(ourName, c), want);
+      report(!d2, `lancet on its own index: ${what}`, d2);
+      const d3 = compare(await peerSearch(tables[ourName], c), want);
+      report(!d3, `the reference on lancet's index: ${what}`, d3);
+    } catch (e) {
+      report(false, what, e.message.split("\n")[0]);
+    }
+  }
+}
+
+await checkAll("match", queries, "ref", "ours");
+await checkAll("phrase", phrases, "refpos", "ourspos");
+const plan = await tables.ours.search(v(3), "fts").limit(5).explainPlan(true);
+report(/MatchQuery: column=text/.test(plan) && !/FlatMatchQuery/.test(plan), "the reference plans MatchQuery on lancet's index",
+  plan.split("\n").find((l) => /Match/.test(l)) ?? plan);
+
+// Deleted rows never come back.
+for (const name of ["ref", "ours"]) await tables[name].delete("id % 97 = 5");
+for (const name of ["ref", "ours"]) await tables[name].checkoutLatest();
+await checkAll("after deletes", queries.slice(0, 8), "ref", "ours");
+
+// Lancet reads an index whose files it did not write, byte layout and all: the invert
+// file of its own index names the same columns and metadata as the reference's.
+const indexDir = (name) => {
+  const base = path.join(work, `${name}.lance`, "_indices");
+  return path.join(base, fs.readdirSync(base)[0]);
+};
+const refFiles = fs.readdirSync(indexDir("ref")).sort().join(",");
+const ourFiles = fs.readdirSync(indexDir("ours")).sort().join(",");
+report(refFiles === ourFiles, "lancet writes the reference's files", `${ourFiles} vs ${refFiles}`);
+
+// Appended rows no index covers are scored at query time.
+const more = makeTextCorpus(2000, 99).docs;
+for (const name of ["ref", "ours"]) await tables[name].add(rows(N, more));
+for (const name of ["ref", "ours"]) await tables[name].checkoutLatest();
+await checkAll("with an unindexed fragment", queries.slice(0, 6), "ref", "ours");
+
+process.stdout.write(failures ? `${failures} failures\n` : "all passed\n");
+process.exit(failures ? 1 : 0);
