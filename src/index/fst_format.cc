@@ -10,7 +10,7 @@ namespace {
 
 // The bytes a state byte can name directly, most frequent first; code k names the
 // (k-1)th. A fact of the format: it decides which nodes the crate writes one byte shorter.
-constexpr std::string_view kCommonInputs = "teo/asripcnw.hlm-du012g=:bf3y5&_4v9678k%?xCDASFIBEjPTzRNM+LOqHG";
+constexpr std::string_view kCommonInputs = "te/oasripcnw.hlm-du012g=:bf3y5&_4v9678k%?xCDASFIBEjPTzRNM+LOqHG";
 static_assert(kCommonInputs.size() == 63);
 
 constexpr std::array<uint8_t, 256> MakeCodes() {
