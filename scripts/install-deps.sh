@@ -28,6 +28,7 @@ APT_PACKAGES=(
   git ca-certificates curl ccache time
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev zlib1g-dev
   libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev
+  libstemmer-dev
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -36,6 +36,8 @@ class Map {
   std::string what_;
   uint64_t size_ = 0;
   uint64_t root_ = 0;
+  uint64_t version_ = 0;
+  uint64_t limit_ = 0;  // end of the node area (where the footer starts)
 };
 
 /// Builds a map the `fst` crate reads. `entries` must be strictly ascending by key
