@@ -14,9 +14,19 @@ namespace lancet::index::fts {
 /// Blocks a level-1 impact entry covers.
 inline constexpr uint32_t kImpactGroupBlocks = 32;
 
+/// A doc length as a one-byte code (Lucene SmallFloat style): 0..7 as themselves, larger
+/// lengths by their top four significant bits and a shift. Monotone, so it keeps which
+/// of two lengths is shorter (or makes them equal).
+uint32_t QuantizeDocLength(uint32_t length);
+/// The shortest length of a code's bucket (saturating at 2^32 - 1 for codes no length
+/// produces).
+uint32_t DequantizeDocLength(uint32_t code);
+
 /// One entry per posting block, then one per kImpactGroupBlocks blocks (the last group
 /// may be shorter). Entry: varint last doc id of the range, varint pair count, then per
-/// pair in ascending frequency the varint frequency increase and the varint doc length.
+/// (frequency, length code) pair in ascending frequency (and so ascending code) a
+/// varint64 ((frequency step - 1) << 1 | code step != 1), followed by the code step as
+/// one byte when it is not 1. Steps are from (0, 0).
 std::vector<std::string> EncodeImpacts(std::span<const uint32_t> doc_ids, std::span<const uint32_t> freqs,
                                        std::span<const uint32_t> doc_lengths);
 

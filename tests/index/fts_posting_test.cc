@@ -173,14 +173,49 @@ TEST(FtsPostingTest, BitPackerMatchesScalarModel) {
 }
 
 TEST(FtsPostingTest, ImpactsKeepOnlyUndominatedPairs) {
-  // Docs 0..4 with (freq, len): (1, 10) (1, 8) (2, 9) (3, 20) (2, 30): frontier
-  // (1, 8) (2, 9) (3, 20).
+  // (freq, len): (1, 10) (1, 8) (2, 9) (3, 20) (2, 30): the frontier is (1, 8) (2, 9)
+  // (3, 20), stored with length codes 8, 9, 18: steps (1, 8) (1, 1) (1, 9).
   const std::vector<uint32_t> docs = {0, 1, 2, 3, 4}, freqs = {1, 1, 2, 3, 2}, lens = {10, 8, 9, 20, 30};
   const auto entries = EncodeImpacts(docs, freqs, lens);
-  ASSERT_EQ(entries.size(), 2u);
-  const std::string want = {4, 3, 1, 8, 1, 9, 1, 20};
+  ASSERT_EQ(entries.size(), 2u);  // the block's, then its group's
+  const std::string want = {4, 3, 1, 8, 0, 1, 9};
   EXPECT_EQ(entries[0], want);
   EXPECT_EQ(entries[1], want);
+  // Lengths 16 and 17 share code 16: the higher frequency stands for both.
+  const std::vector<uint32_t> d2 = {5, 6}, f2 = {1, 2}, l2 = {0, 0, 0, 0, 0, 16, 17};
+  const std::string want2 = {6, 1, 3, 16};
+  EXPECT_EQ(EncodeImpacts(d2, f2, l2)[0], want2);
+}
+
+TEST(FtsPostingTest, ImpactsGroupEvery32Blocks) {
+  Postings p;
+  for (uint32_t i = 0; i < 33 * 128 + 5; ++i) {
+    p.doc_ids.push_back(i);
+    p.freqs.push_back(1);
+  }
+  const std::vector<uint32_t> lens(p.doc_ids.size(), 4);
+  const auto entries = EncodeImpacts(p.doc_ids, p.freqs, lens);
+  ASSERT_EQ(entries.size(), 34u + 2u);
+  size_t pos = 0;
+  uint32_t last = 0;
+  ASSERT_TRUE(GetVarint32(reinterpret_cast<const uint8_t*>(entries[34].data()), entries[34].size(), &pos, &last));
+  EXPECT_EQ(last, 32u * 128 - 1);  // the first group ends with block 31
+}
+
+TEST(FtsPostingTest, DocLengthCodes) {
+  uint32_t prev_code = 0;
+  for (uint64_t len = 0; len <= UINT32_MAX; len = len < 4096 ? len + 1 : len * 3 + 7) {
+    const uint32_t code = QuantizeDocLength(static_cast<uint32_t>(len));
+    ASSERT_LE(code, 255u);
+    ASSERT_GE(code, prev_code) << len;  // monotone
+    ASSERT_LE(DequantizeDocLength(code), len);
+    ASSERT_EQ(QuantizeDocLength(DequantizeDocLength(code)), code);
+    prev_code = code;
+  }
+  EXPECT_EQ(QuantizeDocLength(7), 7u);
+  EXPECT_EQ(QuantizeDocLength(8), 8u);
+  EXPECT_EQ(QuantizeDocLength(23), 19u);
+  EXPECT_EQ(DequantizeDocLength(19), 22u);
 }
 
 TEST(FtsPostingTest, EncodeRejectsBadInput) {
