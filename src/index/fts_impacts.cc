@@ -105,4 +105,45 @@ std::vector<std::string> EncodeImpacts(std::span<const uint32_t> doc_ids, std::s
   return out;
 }
 
+Status DecodeImpactEntry(std::string_view entry, uint32_t* doc_up_to, std::vector<std::pair<uint32_t, uint32_t>>* pairs,
+                         std::string_view what) {
+  auto bad = [&](const char* why) { return Status::Corruption(std::string(what) + ": impact entry " + why); };
+  const auto* p = reinterpret_cast<const uint8_t*>(entry.data());
+  const size_t size = entry.size();
+  size_t pos = 0;
+  uint32_t count = 0;
+  if (!GetVarint32(p, size, &pos, doc_up_to) || !GetVarint32(p, size, &pos, &count)) return bad("truncated");
+  // A pair takes at least a byte: a count the bytes cannot hold is refused first.
+  if (count == 0 || count > size - pos) return bad("pair count does not fit its bytes");
+  pairs->clear();
+  pairs->reserve(count);
+  uint64_t freq = 0;
+  uint32_t code = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t packed = 0;
+    bool done = false;
+    for (uint32_t shift = 0; shift < 64 && pos < size; shift += 7) {
+      const uint8_t byte = p[pos++];
+      packed |= uint64_t{byte & 0x7fu} << shift;
+      if ((byte & 0x80) == 0) {
+        done = true;
+        break;
+      }
+    }
+    if (!done) return bad("has a bad varint");
+    freq += (packed >> 1) + 1;
+    uint32_t step = 1;
+    if (packed & 1) {
+      if (pos >= size) return bad("truncated");
+      step = p[pos++];
+      if (step == 0 && i > 0) return bad("repeats a length code");
+    }
+    code += step;
+    if (freq > UINT32_MAX || code > 255) return bad("overflows");
+    pairs->emplace_back(static_cast<uint32_t>(freq), DequantizeDocLength(code));
+  }
+  if (pos != size) return bad("has trailing bytes");
+  return Status::OK();
+}
+
 }  // namespace lancet::index::fts

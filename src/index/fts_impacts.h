@@ -7,7 +7,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
+
+#include "lancet/status.h"
 
 namespace lancet::index::fts {
 
@@ -29,5 +33,11 @@ uint32_t DequantizeDocLength(uint32_t code);
 /// one byte when it is not 1. Steps are from (0, 0).
 std::vector<std::string> EncodeImpacts(std::span<const uint32_t> doc_ids, std::span<const uint32_t> freqs,
                                        std::span<const uint32_t> doc_lengths);
+
+/// One impact entry: the last doc id of its range and its (frequency, shortest length of
+/// the code's bucket) pairs, replacing `pairs`. Corruption naming `what` unless the
+/// bytes are exactly such an entry with ascending frequencies and codes.
+Status DecodeImpactEntry(std::string_view entry, uint32_t* doc_up_to, std::vector<std::pair<uint32_t, uint32_t>>* pairs,
+                         std::string_view what);
 
 }  // namespace lancet::index::fts

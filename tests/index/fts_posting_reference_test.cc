@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/peer.h"
+#include "index/fts_impacts.h"
 #include "index/fts_posting.h"
 #include "index/index_file.h"
 #include "lancet/io/object_store.h"
@@ -145,6 +146,13 @@ void FtsPostingReferenceTest::CheckTable(const std::string& table, bool with_pos
     } else {
       for (int64_t i = ib; i < ie; ++i) {
         const std::string_view theirs = impacts.children[0].GetView(i);
+        uint32_t up_to = 0;
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        ASSERT_OK(DecodeImpactEntry(theirs, &up_to, &pairs, what));
+        const size_t blk = static_cast<size_t>(i - ib);
+        const size_t last = blk < blocks.size() ? std::min<size_t>(n, (blk + 1) * 128) - 1
+                                                : std::min<size_t>(n, (blk - blocks.size() + 1) * 32 * 128) - 1;
+        EXPECT_EQ(up_to, d.doc_ids[last]) << what << " impact entry " << blk;
         if (e.impacts[i - ib] != theirs) {
           report(t, "impact entry " + std::to_string(i - ib) + " of " + std::to_string(n) + " docs: ours " +
                         Hex(e.impacts[i - ib]) + " theirs " + Hex(theirs));

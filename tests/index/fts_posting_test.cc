@@ -56,6 +56,12 @@ Bm25 Stats(const std::vector<uint32_t>& lengths) {
   return {lengths.size(), static_cast<float>(total) / static_cast<float>(lengths.size())};
 }
 
+std::string Hex(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) out += "0123456789abcdef"[c >> 4], out += "0123456789abcdef"[c & 15];
+  return out;
+}
+
 std::vector<std::string_view> Views(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
 void RoundTrip(const Postings& p) {
@@ -185,6 +191,21 @@ TEST(FtsPostingTest, ImpactsKeepOnlyUndominatedPairs) {
   const std::vector<uint32_t> d2 = {5, 6}, f2 = {1, 2}, l2 = {0, 0, 0, 0, 0, 16, 17};
   const std::string want2 = {6, 1, 3, 16};
   EXPECT_EQ(EncodeImpacts(d2, f2, l2)[0], want2);
+
+  uint32_t last = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  ASSERT_OK(DecodeImpactEntry(entries[0], &last, &pairs, "impacts"));
+  EXPECT_EQ(last, 4u);
+  EXPECT_EQ(pairs, (std::vector<std::pair<uint32_t, uint32_t>>{{1, 8}, {2, 9}, {3, 20}}));
+  ASSERT_OK(DecodeImpactEntry(want2, &last, &pairs, "impacts"));
+  EXPECT_EQ(pairs, (std::vector<std::pair<uint32_t, uint32_t>>{{2, 16}}));
+  for (const std::string& bad :
+       {std::string{}, std::string{4}, std::string{4, 0}, std::string{4, 3, 1, 8, 0, 1}, want + "x",
+        std::string{4, 9, 1, 8}, std::string{4, 2, 1, 8, 1, 0},
+        std::string{4, 1, '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', 1}}) {
+    const Status st = DecodeImpactEntry(bad, &last, &pairs, "impacts of t");
+    EXPECT_TRUE(st.IsCorruption()) << Hex(bad);
+  }
 }
 
 TEST(FtsPostingTest, ImpactsGroupEvery32Blocks) {
