@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lancet/result.h"
+#include "lancet/status.h"
 
 namespace lancet::index::fts {
 
@@ -34,11 +35,11 @@ struct Postings {
 
 /// One row of `part_<p>_invert.lance`.
 struct EncodedPostings {
-  std::vector<std::string> blocks;   // `_posting`
-  float max_score = 0;               // `_max_score`
-  uint32_t length = 0;               // `_length` (docs containing the term)
-  std::vector<std::string> impacts;  // `_impacts`
-  std::string compressed_positions;  // `_compressed_position` (with positions only)
+  std::vector<std::string> blocks;               // `_posting`
+  float max_score = 0;                           // `_max_score`
+  uint32_t length = 0;                           // `_length` (docs containing the term)
+  std::vector<std::string> impacts;              // `_impacts`
+  std::string compressed_positions;              // `_compressed_position` (with positions only)
   std::vector<uint32_t> position_block_offsets;  // `_position_block_offset` (with positions only)
 };
 
@@ -46,6 +47,25 @@ struct EncodedPostings {
 /// token count; `bm25` holds the partition's statistics (scores use the term's idf).
 Result<EncodedPostings> EncodePostings(const Postings& postings, std::span<const uint32_t> doc_lengths,
                                        const Bm25& bm25);
+
+/// `_posting` blocks of a list of `length` docs: full blocks of kPostingBlockSize, then
+/// one short block for the rest.
+constexpr uint32_t PostingBlockCount(uint32_t length) {
+  return length / kPostingBlockSize + (length % kPostingBlockSize != 0);
+}
+
+/// Docs in block `block` of a list of `length` docs.
+constexpr uint32_t PostingBlockDocs(uint32_t length, uint32_t block) {
+  return block + 1 < PostingBlockCount(length) || length % kPostingBlockSize == 0 ? kPostingBlockSize
+                                                                                  : length % kPostingBlockSize;
+}
+
+/// Decodes one `_posting` block holding `count` docs (PostingBlockDocs) into
+/// `doc_ids[0, count)` and `freqs[0, count)`, returning the block's stored max score.
+/// The query path's unit: no allocation. Corruption naming `what` unless the bytes are
+/// exactly such a block with strictly ascending doc ids.
+Result<float> DecodePostingBlock(std::string_view block, uint32_t count, uint32_t* doc_ids, uint32_t* freqs,
+                                 std::string_view what);
 
 /// A decoded posting list. `block_max_scores[i]` is block i's stored upper bound.
 struct DecodedPostings {
@@ -58,6 +78,12 @@ struct DecodedPostings {
 /// `what` for bytes that do not decode to exactly `length` ascending doc ids.
 Result<DecodedPostings> DecodePostings(std::span<const std::string_view> blocks, uint32_t length,
                                        std::string_view what);
+
+/// Positions of the docs of posting block `block` (bytes [block_offsets[block], next
+/// offset or end) of `_compressed_position`), appended flat in doc order to `out`;
+/// `freqs` are the block's docs' frequencies (the count per doc).
+Status DecodePositionBlock(std::string_view compressed, std::span<const uint32_t> block_offsets, uint32_t block,
+                           std::span<const uint32_t> freqs, std::vector<uint32_t>* out, std::string_view what);
 
 /// Positions of every doc of a posting list (doc order), from `_compressed_position`
 /// and `_position_block_offset`; `freqs` give the count per doc.
