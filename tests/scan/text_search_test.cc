@@ -208,7 +208,9 @@ class TextSearchTest : public ::testing::Test {
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_NEAR(got[i].score, want[i].score, 1e-5 * std::abs(want[i].score)) << what << " rank " << i;
       // Ties may order differently only if the scores really are equal.
-      if (got[i].id != want[i].id) EXPECT_FLOAT_EQ(got[i].score, want[i].score) << what << " rank " << i;
+      if (got[i].id != want[i].id) {
+        EXPECT_FLOAT_EQ(got[i].score, want[i].score) << what << " rank " << i;
+      }
     }
   }
 
