@@ -3,12 +3,15 @@
 #include <set>
 
 #include "index/index_segment.h"
+#include "index/fts_params.h"
 #include "index/index_types.h"
 #include "index/scalar_index.h"
 #include "index/value_order.h"
+#include "index/text_build.h"
 #include "index/vector_build.h"
 #include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index/text_index.h"
 #include "lancet/index/vector_index.h"
 
 namespace lancet::index {
@@ -102,7 +105,8 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
     const table::IndexMetadata& first = *segments.front();
     std::optional<ScalarIndexType> type = ScalarTypeOf(first);
     const bool vector = IsUsableVector(first);
-    if ((!vector && (!IsUsable(first) || !type)) || first.fields.size() != 1) continue;
+    const bool text = IsTextIndex(first);
+    if ((!vector && !text && (!IsUsable(first) || !type)) || first.fields.size() != 1) continue;
     std::set<uint64_t> covered;
     for (const table::IndexMetadata* s : segments) covered.insert(s->fragment_ids.begin(), s->fragment_ids.end());
     bool complete = segments.size() == 1;
@@ -114,7 +118,9 @@ Result<OptimizeIndicesResult> OptimizeIndices(const table::Dataset& dataset,
     CreateIndexOptions options;
     // Vector segments keep their trained model (centroids, codebook) and re-partition
     // every row; scalar ones are rebuilt from the column.
-    auto built = vector ? RebuildVectorSegment(dataset, first) : BuildSegment(dataset, *field, *type, name, options);
+    auto built = vector ? RebuildVectorSegment(dataset, first)
+                 : text ? RebuildTextSegment(dataset, first)
+                        : BuildSegment(dataset, *field, *type, name, options);
     if (!built.ok()) {
       cleanup();
       return built.status();
@@ -145,10 +151,15 @@ Result<std::vector<IndexStats>> DescribeIndices(const table::Dataset& dataset) {
       s.name = m.name;
       std::optional<ScalarIndexType> type = ScalarTypeOf(m);
       std::optional<VectorIndexType> vector_type = VectorTypeOf(m);
-      s.type = type ? ScalarIndexTypeName(*type) : vector_type ? VectorIndexTypeName(*vector_type) : m.type_url;
+      const bool text = IsTextIndex(m);
+      s.type = type          ? ScalarIndexTypeName(*type)
+               : vector_type ? VectorIndexTypeName(*vector_type)
+               : text        ? "Inverted"
+                             : m.type_url;
       const Field* field = m.fields.empty() ? nullptr : FieldById(dataset.schema(), m.fields[0]);
       s.column = field ? field->name : "";
-      s.usable = IsUsable(m) || (vector_type && IsUsableVector(m));
+      s.usable = IsUsable(m) || (vector_type && IsUsableVector(m)) ||
+                 (text && m.index_version.value_or(0) == fts::kInvertedIndexVersion);
       out.push_back(std::move(s));
     }
     IndexStats& s = out[it->second];

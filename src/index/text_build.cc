@@ -9,6 +9,7 @@
 #include "index/fts_posting.h"
 #include "index/index_file.h"
 #include "index/index_segment.h"
+#include "index/text_build.h"
 #include "index/text_files.h"
 #include "lancet/index/text_index.h"
 #include "util/array_builder.h"
@@ -111,24 +112,13 @@ class PartitionBuilder {
 
 bool IsText(const DataType& t) { return t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8; }
 
-}  // namespace
-
-Result<table::IndexMetadata> CreateTextIndex(const table::Dataset& dataset, const std::string& column,
-                                             const CreateTextIndexOptions& options) {
-  const int pos = dataset.schema().FieldIndex(column);
-  if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + column + "'");
-  const Field& field = dataset.schema().fields[static_cast<size_t>(pos)];
-  if (!IsText(field.type)) {
-    return Status::InvalidArgument(dataset.uri() + ": a full-text index needs a utf8 or large_utf8 column; '" +
-                                   column + "' is " + field.type.ToString());
-  }
-  ASSIGN_OR_RETURN(fts::IndexParams params, fts::ParamsFromOptions(options.params));
+// Builds (without committing) a segment `name` of `params` over every fragment.
+Result<table::IndexMetadata> BuildTextSegment(const table::Dataset& dataset, const Field& field,
+                                              const std::string& name, const fts::IndexParams& params,
+                                              const CreateTextIndexOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(params.tokenizer));
-  const std::string name = options.name.empty() ? column + "_idx" : options.name;
-  ASSIGN_OR_RETURN(std::vector<std::string> removed, SegmentsToReplace(dataset, name, options.replace));
   std::shared_ptr<io::ObjectStore> store = dataset.store();
   const uint64_t total = dataset.CountRows();
-
   auto write = [&](const std::string& dir, table::IndexMetadata& meta) -> Result<std::vector<IndexFileEntry>> {
     std::vector<IndexFileEntry> files;
     std::vector<uint32_t> partitions;
@@ -171,9 +161,33 @@ Result<table::IndexMetadata> CreateTextIndex(const table::Dataset& dataset, cons
     meta.details = fts::SerializeDetails(params);
     return files;
   };
-  ASSIGN_OR_RETURN(table::IndexMetadata meta,
-                   WriteNewSegment(dataset, field, name, fts::kInvertedTypeUrl, fts::kInvertedIndexVersion, write));
+  return WriteNewSegment(dataset, field, name, fts::kInvertedTypeUrl, fts::kInvertedIndexVersion, write);
+}
+
+}  // namespace
+
+Result<table::IndexMetadata> CreateTextIndex(const table::Dataset& dataset, const std::string& column,
+                                             const CreateTextIndexOptions& options) {
+  const int pos = dataset.schema().FieldIndex(column);
+  if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + column + "'");
+  const Field& field = dataset.schema().fields[static_cast<size_t>(pos)];
+  if (!IsText(field.type)) {
+    return Status::InvalidArgument(dataset.uri() + ": a full-text index needs a utf8 or large_utf8 column; '" +
+                                   column + "' is " + field.type.ToString());
+  }
+  ASSIGN_OR_RETURN(fts::IndexParams params, fts::ParamsFromOptions(options.params));
+  const std::string name = options.name.empty() ? column + "_idx" : options.name;
+  ASSIGN_OR_RETURN(std::vector<std::string> removed, SegmentsToReplace(dataset, name, options.replace));
+  ASSIGN_OR_RETURN(table::IndexMetadata meta, BuildTextSegment(dataset, field, name, params, options));
   return CommitSegment(dataset, std::move(meta), removed);
+}
+
+Result<table::IndexMetadata> RebuildTextSegment(const table::Dataset& dataset, const table::IndexMetadata& model) {
+  const Field* field = model.fields.size() == 1 ? FieldById(dataset.schema(), model.fields[0]) : nullptr;
+  if (!field) return Status::InvalidArgument("full-text index '" + model.name + "' names no column of the dataset");
+  ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(model));
+  ASSIGN_OR_RETURN(TextMetadata old, ReadTextMetadata(*dataset.store(), dir));
+  return BuildTextSegment(dataset, *field, model.name, old.params, CreateTextIndexOptions{});
 }
 
 bool IsTextIndex(const table::IndexMetadata& index) {

@@ -26,7 +26,6 @@ struct Candidate {
   float score;
   uint64_t row;
 };
-bool Better(const Candidate& a, const Candidate& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); }
 
 class PostingCache {
  public:
@@ -213,10 +212,64 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
   return Status::OK();
 }
 
+// Sums the clause hits of a boolean query: must clauses intersect (should ones only add
+// scores), without a must clause the should clauses unite, must_not clauses remove.
+std::vector<TextHit> CombineClauses(const std::vector<TextClause>& clauses,
+                                    const std::vector<std::vector<TextHit>>& results) {
+  std::unordered_map<uint64_t, float> score;
+  std::unordered_map<uint64_t, size_t> musts;
+  std::set<uint64_t> excluded;
+  size_t must_count = 0;
+  for (size_t c = 0; c < clauses.size(); ++c) {
+    if (clauses[c].occur == Occur::kMust) ++must_count;
+    for (const TextHit& h : results[c]) {
+      switch (clauses[c].occur) {
+        case Occur::kMustNot:
+          excluded.insert(h.row);
+          break;
+        case Occur::kMust:
+          ++musts[h.row];
+          score[h.row] += h.score;
+          break;
+        case Occur::kShould:
+          score[h.row] += h.score;
+          break;
+      }
+    }
+  }
+  std::vector<TextHit> out;
+  for (const auto& [row, s] : score) {
+    if (excluded.count(row)) continue;
+    if (must_count > 0 && musts[row] != must_count) continue;
+    out.push_back({row, s});
+  }
+  return out;
+}
+
+std::vector<TextHit> TopHits(std::vector<TextHit> hits, size_t k) {
+  const size_t keep = std::min(k, hits.size());
+  std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(),
+                    [](const TextHit& a, const TextHit& b) {
+                      return a.score > b.score || (a.score == b.score && a.row < b.row);
+                    });
+  hits.resize(keep);
+  return hits;
+}
+
 Result<std::vector<TextHit>> TextIndexImpl::Search(const TextQuery& query, size_t k,
                                                    const std::function<bool(uint64_t)>* allowed) const {
   std::vector<TextHit> hits;
   if (k == 0 || num_docs_ == 0) return hits;
+  if (!query.clauses.empty()) {
+    std::vector<std::vector<TextHit>> results;
+    for (const TextClause& c : query.clauses) {
+      ASSIGN_OR_RETURN(std::vector<TextHit> r, Search(c.query, SIZE_MAX, allowed));
+      results.push_back(std::move(r));
+    }
+    std::vector<TextHit> combined = CombineClauses(query.clauses, results);
+    for (TextHit& h : combined) h.score *= query.boost;
+    return TopHits(std::move(combined), k);
+  }
   const bool phrase = query.phrase || IsQuotedPhrase(query.text);
   if (phrase && !params_.with_position) {
     return Status::InvalidArgument(
@@ -236,11 +289,8 @@ Result<std::vector<TextHit>> TextIndexImpl::Search(const TextQuery& query, size_
                                     [&](const Candidate& c) { return !(*allowed)(c.row); }),
                      candidates.end());
   }
-  const size_t keep = std::min(k, candidates.size());
-  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
-                    Better);
-  for (size_t i = 0; i < keep; ++i) hits.push_back({candidates[i].row, candidates[i].score});
-  return hits;
+  for (const Candidate& c : candidates) hits.push_back({c.row, c.score});
+  return TopHits(std::move(hits), k);
 }
 
 // Documents outside the index: every one is tokenized first, because the reference
@@ -336,7 +386,38 @@ class FlatScorerImpl final : public TextIndex::FlatScorer {
   std::vector<Match> matches_;
 };
 
+// A boolean query's documents: each clause scores them, then the clauses combine.
+class BooleanFlatScorer final : public TextIndex::FlatScorer {
+ public:
+  BooleanFlatScorer(std::vector<TextClause> clauses, std::vector<std::unique_ptr<TextIndex::FlatScorer>> children,
+                    float boost)
+      : clauses_(std::move(clauses)), children_(std::move(children)), boost_(boost) {}
+  void Add(uint64_t row, std::string_view doc) override {
+    for (auto& c : children_) c->Add(row, doc);
+  }
+  std::vector<TextHit> Finish() override {
+    std::vector<std::vector<TextHit>> results;
+    for (auto& c : children_) results.push_back(c->Finish());
+    std::vector<TextHit> out = CombineClauses(clauses_, results);
+    for (TextHit& h : out) h.score *= boost_;
+    return out;
+  }
+
+ private:
+  std::vector<TextClause> clauses_;
+  std::vector<std::unique_ptr<TextIndex::FlatScorer>> children_;
+  float boost_;
+};
+
 Result<std::unique_ptr<TextIndex::FlatScorer>> TextIndexImpl::MakeFlatScorer(const TextQuery& query) const {
+  if (!query.clauses.empty()) {
+    std::vector<std::unique_ptr<FlatScorer>> children;
+    for (const TextClause& c : query.clauses) {
+      ASSIGN_OR_RETURN(std::unique_ptr<FlatScorer> child, MakeFlatScorer(c.query));
+      children.push_back(std::move(child));
+    }
+    return std::unique_ptr<FlatScorer>(new BooleanFlatScorer(query.clauses, std::move(children), query.boost));
+  }
   ASSIGN_OR_RETURN(std::vector<QueryToken> tokens, Tokens(query));
   std::vector<uint64_t> docs_with;
   for (const QueryToken& t : tokens) {

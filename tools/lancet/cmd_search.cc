@@ -76,6 +76,7 @@ struct SearchState {
   bool all_terms = false;
   std::optional<int> fuzziness;
   std::string fusion = "rrf";
+  std::vector<std::string> must, should, must_not;
   std::optional<size_t> query;
   uint32_t k = 10;
   std::string distance;
@@ -94,7 +95,11 @@ struct SearchState {
   bool io_stats = false;
 
   int Run() const {
-    if (vector.empty() && text.empty()) return ReportUsage("give --vector, --text or both");
+    const bool boolean = !must.empty() || !should.empty() || !must_not.empty();
+    if (vector.empty() && text.empty() && !boolean) return ReportUsage("give --vector, --text (or --must/--should) or both");
+    if (boolean && must.empty() && should.empty() && text.empty()) {
+      return ReportUsage("--must-not needs a --must, --should or --text clause to match rows");
+    }
     if (vector.empty()) return RunText();
     auto queries = ParseQueries(vector, query);
     if (!queries.ok()) return ReportUsage(queries.status().message());
@@ -119,7 +124,7 @@ struct SearchState {
     scan.filter = where;
     scan.offset = offset;
     scan.with_row_id = row_ids;
-    if (!text.empty()) return RunHybrid(**ds, scan, q);
+    if (!text.empty() || !must.empty() || !should.empty()) return RunHybrid(**ds, scan, q);
     scan::SearchExplain plan;
     auto reader = scan::Search(**ds, scan, q, &plan);
     if (!reader.ok()) {
@@ -151,6 +156,22 @@ struct SearchState {
       if (*fuzziness >= 0) r.query.fuzziness = static_cast<uint32_t>(*fuzziness);
     }
     r.k = k;
+    const bool boolean = !must.empty() || !should.empty() || !must_not.empty();
+    if (boolean) {
+      index::TextQuery base = r.query;
+      r.query = index::TextQuery();
+      auto add = [&](index::Occur occur, const std::string& t) {
+        index::TextClause c;
+        c.occur = occur;
+        c.query = base;
+        c.query.text = t;
+        r.query.clauses.push_back(std::move(c));
+      };
+      if (!text.empty()) add(index::Occur::kShould, text);
+      for (const std::string& t : must) add(index::Occur::kMust, t);
+      for (const std::string& t : should) add(index::Occur::kShould, t);
+      for (const std::string& t : must_not) add(index::Occur::kMustNot, t);
+    }
     return r;
   }
 
@@ -207,6 +228,9 @@ Command AddSearchCommand(CLI::App& root) {
                   "Full-text query (BM25 through the column's FTS index; \"quoted\" text is a phrase); with --vector, "
                   "a hybrid search");
   app->add_option("--text-column", state->text_column, "Column of --text (default: the only one with an FTS index)");
+  app->add_option("--must", state->must, "Boolean query: rows must match this text (repeatable)");
+  app->add_option("--should", state->should, "Boolean query: matching this text adds to the score (repeatable)");
+  app->add_option("--must-not", state->must_not, "Boolean query: rows matching this text are dropped (repeatable)");
   app->add_flag("--phrase", state->phrase, "Match --text as a phrase (the index needs positions)");
   app->add_option("--slop", state->slop, "Phrase: allowed gap between the tokens");
   app->add_flag("--all-terms", state->all_terms, "Match rows holding every token of --text (default: any)");

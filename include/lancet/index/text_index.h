@@ -40,8 +40,13 @@ Result<table::IndexMetadata> CreateTextIndex(const table::Dataset& dataset, cons
 bool IsTextIndex(const table::IndexMetadata& index);
 
 enum class TextOperator : uint8_t { kOr, kAnd };
+/// How a clause of a boolean query counts (the reference's Occur).
+enum class Occur : uint8_t { kShould, kMust, kMustNot };
 
-/// \brief One full-text query, as the reference's MatchQuery / PhraseQuery.
+struct TextClause;
+
+/// \brief One full-text query, as the reference's MatchQuery / PhraseQuery, or a
+/// BooleanQuery when `clauses` is not empty (then `text` is not used).
 struct TextQuery {
   std::string text;
   /// A phrase: the tokens in order, at most `slop` positions apart (needs an index built
@@ -56,6 +61,14 @@ struct TextQuery {
   uint32_t max_expansions = 50;
   uint32_t prefix_length = 0;
   float boost = 1.0f;
+  /// Boolean: rows matching every must clause (or, without one, any should clause) and
+  /// no must_not clause, scored by the sum of the clauses they match.
+  std::vector<TextClause> clauses;
+};
+
+struct TextClause {
+  Occur occur = Occur::kShould;
+  TextQuery query;
 };
 
 struct TextHit {
