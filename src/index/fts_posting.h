@@ -45,6 +45,10 @@ struct EncodedPostings {
 
 /// Encodes `postings` byte-identically to the reference. `doc_lengths[d]` is doc d's
 /// token count; `bm25` holds the partition's statistics (scores use the term's idf).
+/// Block scores are max f / (f + norm) over the block times idf * (K1 + 1), the
+/// reference's order of f32 operations (DocWeight's order can differ in the last bit).
+/// InvalidArgument for an empty list, ids not strictly ascending or without a length,
+/// a frequency 0, or positions that do not number the frequency or do not ascend.
 Result<EncodedPostings> EncodePostings(const Postings& postings, std::span<const uint32_t> doc_lengths,
                                        const Bm25& bm25);
 
