@@ -10,6 +10,9 @@
 namespace lancet::index::fts {
 namespace {
 
+// Up to this frequency the frontier is found by indexing an array, not by sorting.
+constexpr uint32_t kDenseFreqs = 4096;
+
 void PutVarint64(std::string* out, uint64_t v) {
   while (v >= 0x80) {
     out->push_back(static_cast<char>(v | 0x80));
@@ -26,19 +29,38 @@ std::string Entry(std::span<const uint32_t> doc_ids, std::span<const uint32_t> f
                   std::vector<std::pair<uint32_t, uint32_t>>* pairs,
                   std::vector<std::pair<uint32_t, uint32_t>>* frontier,
                   std::vector<std::pair<uint32_t, uint32_t>>* quantized) {
-  pairs->clear();
-  for (size_t i = begin; i < end; ++i) pairs->emplace_back(freqs[i], doc_lengths[doc_ids[i]]);
-  std::sort(pairs->begin(), pairs->end());
-  // From the highest frequency down, each frequency run's first (shortest) pair, kept
-  // when it is shorter than everything kept so far.
   frontier->clear();
-  uint32_t best = UINT32_MAX;
-  const std::vector<std::pair<uint32_t, uint32_t>>& p = *pairs;
-  for (size_t i = p.size(); i-- > 0;) {
-    if (i > 0 && p[i - 1].first == p[i].first) continue;
-    if (p[i].second < best) {
-      best = p[i].second;
-      frontier->push_back(p[i]);
+  uint32_t max_freq = 0;
+  for (size_t i = begin; i < end; ++i) max_freq = std::max(max_freq, freqs[i]);
+  if (max_freq <= kDenseFreqs) {
+    // Frequencies are small: the shortest doc per frequency by direct indexing, no sort.
+    thread_local std::vector<uint32_t> shortest;
+    shortest.assign(max_freq + 1, UINT32_MAX);
+    for (size_t i = begin; i < end; ++i) {
+      uint32_t& s = shortest[freqs[i]];
+      s = std::min(s, doc_lengths[doc_ids[i]]);
+    }
+    uint32_t best = UINT32_MAX;
+    for (uint32_t f = max_freq + 1; f-- > 0;) {
+      if (shortest[f] < best) {
+        best = shortest[f];
+        frontier->emplace_back(f, best);
+      }
+    }
+  } else {
+    pairs->clear();
+    for (size_t i = begin; i < end; ++i) pairs->emplace_back(freqs[i], doc_lengths[doc_ids[i]]);
+    std::sort(pairs->begin(), pairs->end());
+    // From the highest frequency down, each frequency run's first (shortest) pair, kept
+    // when it is shorter than everything kept so far.
+    uint32_t best = UINT32_MAX;
+    const std::vector<std::pair<uint32_t, uint32_t>>& p = *pairs;
+    for (size_t i = p.size(); i-- > 0;) {
+      if (i > 0 && p[i - 1].first == p[i].first) continue;
+      if (p[i].second < best) {
+        best = p[i].second;
+        frontier->push_back(p[i]);
+      }
     }
   }
   // Lengths are stored as QuantizeDocLength codes; where codes collide the higher

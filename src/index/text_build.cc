@@ -2,6 +2,8 @@
 // postings in memory up to a budget, and write them out as a partition of the
 // reference's layout (tokens FST, docs, postings) whenever the budget is reached.
 #include <algorithm>
+#include <future>
+#include <span>
 #include <unordered_map>
 
 #include "index/fst.h"
@@ -25,7 +27,7 @@ class PartitionBuilder {
  public:
   explicit PartitionBuilder(bool with_position) : with_position_(with_position) {}
 
-  void AddDoc(uint64_t row, const std::vector<fts::Token>& tokens) {
+  void AddDoc(uint64_t row, std::span<const fts::Token> tokens) {
     const uint32_t doc = static_cast<uint32_t>(rows_.size());
     rows_.push_back(row);
     lengths_.push_back(static_cast<uint32_t>(tokens.size()));
@@ -41,8 +43,8 @@ class PartitionBuilder {
       }
       doc_terms_.push_back({it->second, t.position});
     }
-    std::stable_sort(doc_terms_.begin(), doc_terms_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Positions ascend in token order, so sorting the pairs keeps each term's in order.
+    std::sort(doc_terms_.begin(), doc_terms_.end());
     for (size_t i = 0; i < doc_terms_.size();) {
       size_t j = i;
       while (j < doc_terms_.size() && doc_terms_[j].first == doc_terms_[i].first) ++j;
@@ -112,6 +114,31 @@ class PartitionBuilder {
 
 bool IsText(const DataType& t) { return t.id == TypeId::kUtf8 || t.id == TypeId::kLargeUtf8; }
 
+// One scanned batch's documents: rows with at least one token, their tokens flat.
+struct Tokenized {
+  std::vector<uint64_t> rows;
+  std::vector<fts::Token> tokens;
+  std::vector<size_t> ends;  // doc d's tokens end at ends[d]
+  uint64_t batch_rows = 0;
+};
+
+Tokenized TokenizeBatch(const fts::Tokenizer& tokenizer, const RecordBatch& batch) {
+  Tokenized out;
+  out.batch_rows = static_cast<uint64_t>(batch.num_rows);
+  const Array& text = batch.columns[0];
+  const uint64_t* rows = batch.columns[1].values<uint64_t>();
+  for (int64_t i = 0; i < batch.num_rows; ++i) {
+    if (text.IsNull(i)) continue;
+    const size_t before = out.tokens.size();
+    tokenizer.Tokenize(text.GetView(i), &out.tokens);
+    // Documents without a token are not recorded, as the reference skips them.
+    if (out.tokens.size() == before) continue;
+    out.rows.push_back(rows[i]);
+    out.ends.push_back(out.tokens.size());
+  }
+  return out;
+}
+
 // Builds (without committing) a segment `name` of `params` over every fragment.
 Result<table::IndexMetadata> BuildTextSegment(const table::Dataset& dataset, const Field& field,
                                               const std::string& name, const fts::IndexParams& params,
@@ -136,24 +163,35 @@ Result<table::IndexMetadata> BuildTextSegment(const table::Dataset& dataset, con
     scan.batch_size = 4096;
     (dataset.stable_row_ids() ? scan.with_row_id : scan.with_row_addr) = true;
     ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
+    // Batch n+1 is tokenized on another thread while batch n's tokens are gathered:
+    // tokenizing is about half of the work.
+    std::unique_ptr<fts::Tokenizer> second;
+    ASSIGN_OR_RETURN(second, fts::Tokenizer::Make(params.tokenizer));
+    fts::Tokenizer* tokenizers[2] = {tokenizer.get(), second.get()};
+    size_t turn = 0;
+    std::future<Tokenized> pending;
     uint64_t seen = 0;
-    std::vector<fts::Token> tokens;
-    for (;;) {
-      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
-      if (!batch) break;
-      const Array& text = batch->columns[0];
-      const uint64_t* rows = batch->columns[1].values<uint64_t>();
-      for (int64_t i = 0; i < batch->num_rows; ++i) {
-        if (text.IsNull(i)) continue;
-        tokens.clear();
-        tokenizer->Tokenize(text.GetView(i), &tokens);
-        // Documents without a token are not recorded, as the reference skips them.
-        if (tokens.empty()) continue;
-        part.AddDoc(rows[i], tokens);
+    auto gather = [&](Tokenized t) -> Status {
+      size_t begin = 0;
+      for (size_t d = 0; d < t.rows.size(); ++d) {
+        part.AddDoc(t.rows[d], std::span<const fts::Token>(t.tokens.data() + begin, t.ends[d] - begin));
+        begin = t.ends[d];
       }
       if (part.bytes() >= options.memory_budget) RETURN_IF_ERROR(flush());
-      seen += static_cast<uint64_t>(batch->num_rows);
+      seen += t.batch_rows;
       if (options.progress) options.progress(seen, total);
+      return Status::OK();
+    };
+    for (;;) {
+      ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+      std::future<Tokenized> next;
+      if (batch) {
+        fts::Tokenizer* t = tokenizers[turn++ % 2];
+        next = std::async(std::launch::async, [t, b = std::move(*batch)] { return TokenizeBatch(*t, b); });
+      }
+      if (pending.valid()) RETURN_IF_ERROR(gather(pending.get()));
+      if (!next.valid()) break;
+      pending = std::move(next);
     }
     if (!part.empty() || partitions.empty()) RETURN_IF_ERROR(flush());
     ASSIGN_OR_RETURN(IndexFileEntry metadata, WriteTextMetadata(store, dir, params, partitions));

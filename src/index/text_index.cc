@@ -22,22 +22,58 @@ namespace {
 // Decoded posting lists kept per opened index: repeated terms cost no decode.
 constexpr uint64_t kPostingCacheBytes = 256ULL << 20;
 
-struct Candidate {
-  float score;
-  uint64_t row;
+// The k best (score, row) pairs seen: higher score first, then lower row.
+class TopK {
+ public:
+  explicit TopK(size_t k) : k_(k) {}
+  // Whether a doc of `score` could enter (ties are decided by row in Offer).
+  bool Admits(float score) const { return heap_.size() < k_ || score >= heap_.front().score; }
+  void Offer(float score, uint64_t row) {
+    if (k_ == 0) return;
+    const TextHit hit{row, score};
+    if (heap_.size() < k_) {
+      heap_.push_back(hit);
+      std::push_heap(heap_.begin(), heap_.end(), Better);
+    } else if (Better(hit, heap_.front())) {
+      std::pop_heap(heap_.begin(), heap_.end(), Better);
+      heap_.back() = hit;
+      std::push_heap(heap_.begin(), heap_.end(), Better);
+    }
+  }
+  std::vector<TextHit> Sorted() {
+    std::sort(heap_.begin(), heap_.end(), Better);
+    return std::move(heap_);
+  }
+  // The heap's front is the worst kept hit.
+  static bool Better(const TextHit& a, const TextHit& b) {
+    return a.score > b.score || (a.score == b.score && a.row < b.row);
+  }
+
+ private:
+  size_t k_;
+  std::vector<TextHit> heap_;
+};
+
+// A term's postings ready for scoring: doc numbers, frequencies (for phrases) and each
+// doc's BM25 weight under the index-wide average length (idf applies per query).
+struct TermPostings {
+  std::vector<uint32_t> doc_ids;
+  std::vector<uint32_t> freqs;
+  std::vector<float> weights;
+  uint64_t bytes() const { return 12 * doc_ids.size() + 64; }
 };
 
 class PostingCache {
  public:
-  std::shared_ptr<const fts::DecodedPostings> Get(uint64_t key) {
+  std::shared_ptr<const TermPostings> Get(uint64_t key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
     if (it == map_.end()) return nullptr;
     order_.splice(order_.begin(), order_, it->second.second);
     return it->second.first;
   }
-  void Put(uint64_t key, std::shared_ptr<const fts::DecodedPostings> p) {
-    const uint64_t size = 8 * p->doc_ids.size() + 4 * p->block_max_scores.size() + 64;
+  void Put(uint64_t key, std::shared_ptr<const TermPostings> p) {
+    const uint64_t size = p->bytes();
     std::lock_guard<std::mutex> lock(mu_);
     if (map_.count(key)) return;
     order_.push_front(key);
@@ -45,7 +81,7 @@ class PostingCache {
     bytes_ += size;
     while (bytes_ > kPostingCacheBytes && order_.size() > 1) {
       auto victim = map_.find(order_.back());
-      bytes_ -= 8 * victim->second.first->doc_ids.size() + 4 * victim->second.first->block_max_scores.size() + 64;
+      bytes_ -= victim->second.first->bytes();
       map_.erase(victim);
       order_.pop_back();
     }
@@ -54,7 +90,7 @@ class PostingCache {
  private:
   std::mutex mu_;
   std::list<uint64_t> order_;
-  std::unordered_map<uint64_t, std::pair<std::shared_ptr<const fts::DecodedPostings>, std::list<uint64_t>::iterator>>
+  std::unordered_map<uint64_t, std::pair<std::shared_ptr<const TermPostings>, std::list<uint64_t>::iterator>>
       map_;
   uint64_t bytes_ = 0;
 };
@@ -92,18 +128,34 @@ class TextIndexImpl final : public TextIndex {
   const fts::IndexParams& params() const { return params_; }
 
  private:
-  Result<std::shared_ptr<const fts::DecodedPostings>> Postings(const TextPartition& part, uint32_t term) const {
+  Result<std::shared_ptr<const TermPostings>> Postings(const TextPartition& part, uint32_t term) const {
     const uint64_t key = (static_cast<uint64_t>(part.id) << 32) | term;
     if (auto hit = cache_.Get(key)) return hit;
     ASSIGN_OR_RETURN(fts::DecodedPostings decoded, ReadTermPostings(part, term));
-    auto shared = std::make_shared<const fts::DecodedPostings>(std::move(decoded));
+    auto made = std::make_shared<TermPostings>();
+    fts::Bm25 bm25;
+    bm25.num_docs = num_docs_;
+    bm25.avg_doc_length = AvgDocLength();
+    made->weights.resize(decoded.doc_ids.size());
+    for (size_t i = 0; i < decoded.doc_ids.size(); ++i) {
+      const uint32_t doc = decoded.doc_ids[i];
+      if (doc >= part.lengths.size()) {
+        return Status::Corruption(part.invert->path() + ": doc " + std::to_string(doc) + " beyond the " +
+                                  std::to_string(part.lengths.size()) + " docs of partition " + std::to_string(part.id));
+      }
+      made->weights[i] = bm25.DocWeight(decoded.freqs[i], part.lengths[doc]);
+    }
+    made->doc_ids = std::move(decoded.doc_ids);
+    made->freqs = std::move(decoded.freqs);
+    std::shared_ptr<const TermPostings> shared = std::move(made);
     cache_.Put(key, shared);
     return shared;
   }
   // The query's tokens, expanded by fuzzy matching against every partition's terms.
   Result<std::vector<QueryToken>> Tokens(const TextQuery& query) const;
   Status SearchPartition(const TextPartition& part, const TextQuery& query, const std::vector<QueryToken>& tokens,
-                         const std::vector<float>& idf, bool phrase, std::vector<Candidate>& out) const;
+                         const std::vector<float>& idf, bool phrase, TopK& top,
+                         const std::function<bool(uint64_t)>* allowed) const;
 
   fts::IndexParams params_;
   std::vector<std::unique_ptr<TextPartition>> parts_;
@@ -140,18 +192,19 @@ Result<std::vector<QueryToken>> TextIndexImpl::Tokens(const TextQuery& query) co
 
 Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery& query,
                                       const std::vector<QueryToken>& tokens, const std::vector<float>& idf,
-                                      bool phrase, std::vector<Candidate>& out) const {
+                                      bool phrase, TopK& top, const std::function<bool(uint64_t)>* allowed) const {
   struct Term {
     size_t query_index;
     uint32_t id;
-    std::shared_ptr<const fts::DecodedPostings> postings;
+    std::shared_ptr<const TermPostings> postings;
   };
   std::vector<Term> terms;
+  const bool all = phrase || query.op == TextOperator::kAnd;
   for (size_t q = 0; q < tokens.size(); ++q) {
     ASSIGN_OR_RETURN(std::optional<uint64_t> id, part.terms->Get(tokens[q].text));
     if (!id || *id >= part.doc_freq.size()) {
       // A phrase or an AND needs every token: no doc of this partition can match.
-      if (phrase || query.op == TextOperator::kAnd) return Status::OK();
+      if (all) return Status::OK();
       continue;
     }
     ASSIGN_OR_RETURN(auto postings, Postings(part, static_cast<uint32_t>(*id)));
@@ -159,30 +212,23 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
   }
   if (terms.empty()) return Status::OK();
   const size_t num_docs = part.rows.size();
-  fts::Bm25 bm25;
-  bm25.num_docs = num_docs_;
-  bm25.avg_doc_length = AvgDocLength();
+  // Scores accumulate in an array that is all zeros between queries: reading a doc's
+  // score back clears it, so no query pays to clear num_docs floats.
   thread_local std::vector<float> scores;
-  thread_local std::vector<uint32_t> hits;
-  thread_local std::vector<uint32_t> touched;
-  scores.assign(num_docs, 0.0f);
-  hits.assign(num_docs, 0);
-  touched.clear();
+  thread_local std::vector<uint16_t> hits;
+  if (scores.size() < num_docs) scores.resize(num_docs, 0.0f);
+  if (all && hits.size() < num_docs) hits.resize(num_docs, 0);
   for (const Term& term : terms) {
-    const fts::DecodedPostings& p = *term.postings;
-    const float w = idf[term.query_index];
-    for (size_t i = 0; i < p.doc_ids.size(); ++i) {
-      const uint32_t doc = p.doc_ids[i];
-      if (doc >= num_docs) {
-        return Status::Corruption(part.invert->path() + ": doc " + std::to_string(doc) + " beyond the " +
-                                  std::to_string(num_docs) + " docs of partition " + std::to_string(part.id));
-      }
-      if (hits[doc] == 0) touched.push_back(doc);
-      ++hits[doc];
-      scores[doc] += w * bm25.DocWeight(p.freqs[i], part.lengths[doc]);
+    const TermPostings& p = *term.postings;
+    const float w = idf[term.query_index] * query.boost;
+    const uint32_t* docs = p.doc_ids.data();
+    const float* weights = p.weights.data();
+    const size_t n = p.doc_ids.size();
+    for (size_t i = 0; i < n; ++i) scores[docs[i]] += w * weights[i];
+    if (all) {
+      for (size_t i = 0; i < n; ++i) ++hits[docs[i]];
     }
   }
-  const bool all = phrase || query.op == TextOperator::kAnd;
   std::vector<std::vector<std::vector<uint32_t>>> positions;
   if (phrase) {
     if (!part.positions) {
@@ -194,20 +240,34 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
       positions.push_back(std::move(pos));
     }
   }
-  // Where each touched doc sits in each term's posting list (phrases only).
-  std::vector<std::unordered_map<uint32_t, uint32_t>> slot(phrase ? terms.size() : 0);
-  for (size_t t = 0; t < slot.size(); ++t) {
-    const auto& ids = terms[t].postings->doc_ids;
-    for (uint32_t i = 0; i < ids.size(); ++i) slot[t][ids[i]] = i;
-  }
   std::vector<const std::vector<uint32_t>*> doc_positions(terms.size());
-  for (uint32_t doc : touched) {
-    if (all && hits[doc] != terms.size()) continue;
-    if (phrase) {
-      for (size_t t = 0; t < terms.size(); ++t) doc_positions[t] = &positions[t][slot[t][doc]];
-      if (!PhraseMatches(tokens, doc_positions, query.slop)) continue;
+  const uint16_t need = static_cast<uint16_t>(std::min<size_t>(terms.size(), UINT16_MAX));
+  // Every doc with a score is met again in some list: its first meeting reads the score
+  // (and hit count) and clears them, later meetings see zero.
+  for (const Term& term : terms) {
+    for (uint32_t doc : term.postings->doc_ids) {
+      const float score = scores[doc];
+      if (score == 0.0f) continue;
+      scores[doc] = 0.0f;
+      uint16_t count = 0;
+      if (all) {
+        count = hits[doc];
+        hits[doc] = 0;
+        if (count != need) continue;
+      }
+      if (!top.Admits(score)) continue;
+      const uint64_t row = part.rows[doc];
+      if (allowed && !(*allowed)(row)) continue;
+      if (phrase) {
+        for (size_t t = 0; t < terms.size(); ++t) {
+          const auto& ids = terms[t].postings->doc_ids;
+          const size_t at = static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), doc) - ids.begin());
+          doc_positions[t] = &positions[t][at];
+        }
+        if (!PhraseMatches(tokens, doc_positions, query.slop)) continue;
+      }
+      top.Offer(score, row);
     }
-    out.push_back({scores[doc] * query.boost, part.rows[doc]});
   }
   return Status::OK();
 }
@@ -282,15 +342,9 @@ Result<std::vector<TextHit>> TextIndexImpl::Search(const TextQuery& query, size_
     ASSIGN_OR_RETURN(uint64_t n, DocsContaining(t.text));
     idf.push_back(n == 0 ? 0.0f : fts::Bm25::Idf(n, num_docs_));
   }
-  std::vector<Candidate> candidates;
-  for (const auto& part : parts_) RETURN_IF_ERROR(SearchPartition(*part, query, tokens, idf, phrase, candidates));
-  if (allowed) {
-    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                    [&](const Candidate& c) { return !(*allowed)(c.row); }),
-                     candidates.end());
-  }
-  for (const Candidate& c : candidates) hits.push_back({c.row, c.score});
-  return TopHits(std::move(hits), k);
+  TopK top(k);
+  for (const auto& part : parts_) RETURN_IF_ERROR(SearchPartition(*part, query, tokens, idf, phrase, top, allowed));
+  return top.Sorted();
 }
 
 // Documents outside the index: every one is tokenized first, because the reference
