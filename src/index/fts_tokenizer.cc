@@ -4,13 +4,12 @@
 // token leave the others' positions alone: a position is the base token's index.
 #include "index/fts_tokenizer.h"
 
-#include <libstemmer.h>
-
 #include <algorithm>
 #include <array>
 #include <string_view>
 #include <unordered_set>
 
+#include "index/fts_english_stemmer.h"
 #include "index/fts_stop_words.h"
 #include "index/fts_unicode_data.h"
 
@@ -31,14 +30,10 @@ bool IsAscii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<uint8_t>(c) < 0x80; });
 }
 
-struct StemmerDeleter {
-  void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
-};
-
 class Analyzer final : public Tokenizer {
  public:
-  Analyzer(const TokenizerParams& p, Base base, sb_stemmer* stemmer, std::unordered_set<std::string> stop_words)
-      : p_(p), base_(base), stemmer_(stemmer), stop_words_(std::move(stop_words)) {}
+  Analyzer(const TokenizerParams& p, Base base, std::unordered_set<std::string> stop_words)
+      : p_(p), base_(base), stop_words_(std::move(stop_words)) {}
 
   void Tokenize(std::string_view text, std::vector<Token>* out) const override {
     std::string valid;
@@ -90,7 +85,7 @@ class Analyzer final : public Tokenizer {
     if (p_.max_token_length != 0 && base_token.size() >= p_.max_token_length) return;
     std::string text(base_token);
     if (p_.lower_case) text = Lower(text);
-    if (stemmer_) text = Stem(text);
+    if (p_.stem) text = StemEnglish(text);
     if (stop_words_.count(text) != 0) return;
     if (p_.ascii_folding && !IsAscii(text)) text = Fold(text);
     out->push_back(Token{std::move(text), position});
@@ -101,14 +96,6 @@ class Analyzer final : public Tokenizer {
     r.reserve(s.size());
     for (size_t i = 0; i < s.size();) AppendLower(NextCodePoint(s, &i), &r);
     return r;
-  }
-
-  std::string Stem(const std::string& s) const {
-    const sb_symbol* stem =
-        sb_stemmer_stem(stemmer_.get(), reinterpret_cast<const sb_symbol*>(s.data()), static_cast<int>(s.size()));
-    // Only allocation failure returns null; keeping the word then beats dropping it.
-    if (stem == nullptr) return s;
-    return std::string(reinterpret_cast<const char*>(stem), static_cast<size_t>(sb_stemmer_length(stemmer_.get())));
   }
 
   static std::string Fold(const std::string& s) {
@@ -128,7 +115,6 @@ class Analyzer final : public Tokenizer {
 
   TokenizerParams p_;
   Base base_;
-  std::unique_ptr<sb_stemmer, StemmerDeleter> stemmer_;
   std::unordered_set<std::string> stop_words_;
 };
 
@@ -167,12 +153,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Make(const TokenizerParams& params
       for (std::string_view w : words) stop_words.emplace(w);
     }
   }
-  sb_stemmer* stemmer = nullptr;
-  if (params.stem) {
-    stemmer = sb_stemmer_new("english", "UTF_8");
-    if (stemmer == nullptr) return Status::Internal("libstemmer has no English stemmer");
-  }
-  return std::unique_ptr<Tokenizer>(new Analyzer(params, base, stemmer, std::move(stop_words)));
+  return std::unique_ptr<Tokenizer>(new Analyzer(params, base, std::move(stop_words)));
 }
 
 }  // namespace lancet::index::fts

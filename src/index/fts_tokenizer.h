@@ -34,7 +34,7 @@ struct Token {
 
 /// \brief Turns text into tokens as the reference does for the same params.
 ///
-/// Not thread-safe (the stemmer keeps state): make one per thread.
+/// Thread-safe: Tokenize keeps no state between calls.
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;

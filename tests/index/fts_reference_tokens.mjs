@@ -72,6 +72,9 @@ const special = [
   "http://example.com/path?q=1", "--double--dash--", "...", "!!!", "?!", "(parens)", "[brackets]",
   "{braces}", "\"quoted\"", "«guillemets»", "„Anführung“", "tab\tseparated", "new\nline", "cr\rhere",
   "form\ffeed", "vertical\u000btab", "ideographic\u3000space", "em\u2003space", "line\u2028sep",
+  "universe", "universal", "university", "pasted", "past", "paste", "later", "lateral", "organic",
+  "organize", "emergency", "interfere", "geologist", "added", "egged", "dying", "vying", "evening",
+  "inning", "proceed", "exceeding", "succeedingly", "communism", "'tis", "Yes", "controlling",
   "MixedCase", "camelCaseWord", "HTTPServer", "iPhone", "eBay", "ALLCAPS", "Title",
 ];
 
