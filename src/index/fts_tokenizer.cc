@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <optional>
+#include <unordered_map>
 #include <string_view>
 #include <unordered_set>
 
@@ -81,15 +84,44 @@ class Analyzer final : public Tokenizer {
   }
 
   void Emit(std::string_view base_token, uint32_t position, std::vector<Token>* out) const {
+    // Text repeats its words (Zipf): the filters' outcome per base token is remembered
+    // per thread, which saves most of the stemming.
+    thread_local Memo memo;
+    if (memo.owner != this || memo.generation != generation_ || memo.map.size() >= kMemoEntries) {
+      memo.map.clear();
+      memo.owner = this;
+      memo.generation = generation_;
+    }
+    auto it = memo.map.find(base_token);
+    if (it == memo.map.end()) it = memo.map.emplace(std::string(base_token), Filter(base_token)).first;
+    if (it->second) out->push_back(Token{*it->second, position});
+  }
+
+  // The filters on one base token: its final text, or nullopt when a filter drops it.
+  std::optional<std::string> Filter(std::string_view base_token) const {
     // RemoveLongFilter: tokens of `max_token_length` bytes or more go.
-    if (p_.max_token_length != 0 && base_token.size() >= p_.max_token_length) return;
+    if (p_.max_token_length != 0 && base_token.size() >= p_.max_token_length) return std::nullopt;
     std::string text(base_token);
     if (p_.lower_case) text = Lower(text);
     if (p_.stem) text = StemEnglish(text);
-    if (stop_words_.count(text) != 0) return;
+    if (stop_words_.count(text) != 0) return std::nullopt;
     if (p_.ascii_folding && !IsAscii(text)) text = Fold(text);
-    out->push_back(Token{std::move(text), position});
+    return text;
   }
+
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  struct Memo {
+    const Analyzer* owner = nullptr;
+    uint64_t generation = 0;
+    std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> map;
+  };
+  static constexpr size_t kMemoEntries = 1 << 16;
+  // Tells analyzers apart that reuse a freed one's address.
+  static inline std::atomic<uint64_t> next_generation_{1};
+  const uint64_t generation_ = next_generation_++;
 
   static std::string Lower(const std::string& s) {
     std::string r;

@@ -2,7 +2,9 @@
 // postings in memory up to a budget, and write them out as a partition of the
 // reference's layout (tokens FST, docs, postings) whenever the budget is reached.
 #include <algorithm>
-#include <future>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <span>
 #include <unordered_map>
 
@@ -122,8 +124,11 @@ struct Tokenized {
   uint64_t batch_rows = 0;
 };
 
-Tokenized TokenizeBatch(const fts::Tokenizer& tokenizer, const RecordBatch& batch) {
-  Tokenized out;
+// Fills `out` (its buffers reused) with `batch`'s documents.
+void TokenizeBatch(const fts::Tokenizer& tokenizer, const RecordBatch& batch, Tokenized& out) {
+  out.rows.clear();
+  out.tokens.clear();
+  out.ends.clear();
   out.batch_rows = static_cast<uint64_t>(batch.num_rows);
   const Array& text = batch.columns[0];
   const uint64_t* rows = batch.columns[1].values<uint64_t>();
@@ -136,8 +141,63 @@ Tokenized TokenizeBatch(const fts::Tokenizer& tokenizer, const RecordBatch& batc
     out.rows.push_back(rows[i]);
     out.ends.push_back(out.tokens.size());
   }
-  return out;
 }
+
+// Tokenizes one batch at a time on a thread of its own that lives as long as the build
+// (the tokenizer's per-thread memo of stems with it).
+class TokenizeWorker {
+ public:
+  explicit TokenizeWorker(const fts::Tokenizer& tokenizer) : tokenizer_(tokenizer), thread_([this] { Run(); }) {}
+  ~TokenizeWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Submit(RecordBatch batch, Tokenized buffer) {
+    std::lock_guard<std::mutex> lock(mu_);
+    input_ = std::move(batch);
+    buffer_ = std::move(buffer);
+    has_input_ = true;
+    cv_.notify_all();
+  }
+  Tokenized Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return has_output_; });
+    has_output_ = false;
+    return std::move(buffer_);
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || has_input_; });
+      if (stop_) return;
+      has_input_ = false;
+      RecordBatch batch = std::move(input_);
+      Tokenized out = std::move(buffer_);
+      lock.unlock();
+      TokenizeBatch(tokenizer_, batch, out);
+      lock.lock();
+      buffer_ = std::move(out);
+      has_output_ = true;
+      cv_.notify_all();
+    }
+  }
+
+  const fts::Tokenizer& tokenizer_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  RecordBatch input_;
+  Tokenized buffer_;
+  bool has_input_ = false;
+  bool has_output_ = false;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the state above exists
+};
 
 // Builds (without committing) a segment `name` of `params` over every fragment.
 Result<table::IndexMetadata> BuildTextSegment(const table::Dataset& dataset, const Field& field,
@@ -163,35 +223,31 @@ Result<table::IndexMetadata> BuildTextSegment(const table::Dataset& dataset, con
     scan.batch_size = 4096;
     (dataset.stable_row_ids() ? scan.with_row_id : scan.with_row_addr) = true;
     ASSIGN_OR_RETURN(std::unique_ptr<RecordBatchReader> reader, dataset.NewScan(scan));
-    // Batch n+1 is tokenized on another thread while batch n's tokens are gathered:
-    // tokenizing is about half of the work.
-    std::unique_ptr<fts::Tokenizer> second;
-    ASSIGN_OR_RETURN(second, fts::Tokenizer::Make(params.tokenizer));
-    fts::Tokenizer* tokenizers[2] = {tokenizer.get(), second.get()};
-    size_t turn = 0;
-    std::future<Tokenized> pending;
+    // Batch n+1 is tokenized on another thread while batch n's tokens are gathered.
+    TokenizeWorker worker(*tokenizer);
+    Tokenized spare;
+    bool in_flight = false;
     uint64_t seen = 0;
-    auto gather = [&](Tokenized t) -> Status {
-      size_t begin = 0;
-      for (size_t d = 0; d < t.rows.size(); ++d) {
-        part.AddDoc(t.rows[d], std::span<const fts::Token>(t.tokens.data() + begin, t.ends[d] - begin));
-        begin = t.ends[d];
-      }
-      if (part.bytes() >= options.memory_budget) RETURN_IF_ERROR(flush());
-      seen += t.batch_rows;
-      if (options.progress) options.progress(seen, total);
-      return Status::OK();
-    };
     for (;;) {
       ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
-      std::future<Tokenized> next;
-      if (batch) {
-        fts::Tokenizer* t = tokenizers[turn++ % 2];
-        next = std::async(std::launch::async, [t, b = std::move(*batch)] { return TokenizeBatch(*t, b); });
+      std::optional<Tokenized> done;
+      if (in_flight) done = worker.Wait();
+      in_flight = batch.has_value();
+      if (batch) worker.Submit(std::move(*batch), std::move(spare));
+      if (!done) {
+        if (!in_flight) break;
+        continue;
       }
-      if (pending.valid()) RETURN_IF_ERROR(gather(pending.get()));
-      if (!next.valid()) break;
-      pending = std::move(next);
+      size_t begin = 0;
+      for (size_t d = 0; d < done->rows.size(); ++d) {
+        part.AddDoc(done->rows[d], std::span<const fts::Token>(done->tokens.data() + begin, done->ends[d] - begin));
+        begin = done->ends[d];
+      }
+      if (part.bytes() >= options.memory_budget) RETURN_IF_ERROR(flush());
+      seen += done->batch_rows;
+      if (options.progress) options.progress(seen, total);
+      spare = std::move(*done);
+      if (!in_flight) break;
     }
     if (!part.empty() || partitions.empty()) RETURN_IF_ERROR(flush());
     ASSIGN_OR_RETURN(IndexFileEntry metadata, WriteTextMetadata(store, dir, params, partitions));
