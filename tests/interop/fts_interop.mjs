@@ -40,7 +40,7 @@ const db = await lancedb.connect(work);
 
 // Reference-indexed tables (default params; with positions) and Lancet-indexed twins.
 const tables = {};
-for (const [name, pos] of [["ref", false], ["refpos", true], ["ours", false], ["ourspos", true]]) {
+for (const name of ["ref", "refpos", "ours", "ourspos", "oursparts"]) {
   tables[name] = await db.createTable(name, rows(0, docs));
 }
 let t0 = Date.now();
@@ -51,8 +51,13 @@ t0 = Date.now();
 run(["index", "create", path.join(work, "ours.lance"), "text", "--type", "fts"]);
 const ourBuild = Date.now() - t0;
 run(["index", "create", path.join(work, "ourspos.lance"), "text", "--type", "fts", "--param", "with_position=true"]);
+// A build over budget writes several partitions; the statistics stay index-wide.
+run(["index", "create", path.join(work, "oursparts.lance"), "text", "--type", "fts", "--memory-budget", "2"]);
 process.stdout.write(`INFO fts build of ${N} docs: reference ${refBuild} ms, lancet (CLI) ${ourBuild} ms\n`);
-for (const name of ["ours", "ourspos"]) await tables[name].checkoutLatest();
+for (const name of ["ours", "ourspos", "oursparts"]) await tables[name].checkoutLatest();
+const partFiles = fs.readdirSync(path.join(work, "oursparts.lance", "_indices", fs.readdirSync(path.join(work, "oursparts.lance", "_indices"))[0]));
+const parts = partFiles.filter((f) => /^part_\d+_docs\.lance$/.test(f)).length;
+report(parts > 1, "a small memory budget gives several partitions", `${parts}`);
 
 const v = (i) => vocab[i].toLowerCase();
 const queries = [
@@ -153,6 +158,7 @@ await checkAll("match", queries, "ref", "ours");
 await checkAll("fuzzy", fuzzy, "ref", "ours");
 await checkAll("boolean", booleans, "ref", "ours");
 await checkAll("phrase", phrases, "refpos", "ourspos");
+await checkAll("several partitions", queries, "ref", "oursparts");
 const plan = await tables.ours.search(v(4), "fts").limit(5).explainPlan(true);
 report(/MatchQuery: column=text/.test(plan) && !/FlatMatchQuery/.test(plan), "the reference plans MatchQuery on lancet's index",
   plan.split("\n").find((l) => /Match/.test(l)) ?? plan);

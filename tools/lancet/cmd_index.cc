@@ -19,6 +19,7 @@ struct IndexState {
   std::vector<std::string> params;
   std::string distance;
   bool no_replace = false;
+  uint64_t budget_mib = 0;
   Progress progress;
   CLI::App* create = nullptr;
   CLI::App* list = nullptr;
@@ -55,6 +56,7 @@ struct IndexState {
     index::CreateIndexOptions options;
     options.name = name;
     options.replace = !no_replace;
+    if (budget_mib) options.memory_budget = budget_mib << 20;
     options.params = std::move(parsed);
     options.progress = report;
     auto made = index::CreateScalarIndex(ds, column, *type_id, options);
@@ -72,6 +74,7 @@ struct IndexState {
     index::CreateTextIndexOptions options;
     options.name = name;
     options.replace = !no_replace;
+    if (budget_mib) options.memory_budget = budget_mib << 20;
     options.params = std::move(parsed);
     options.progress = [this](uint64_t done, uint64_t total) {
       progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
@@ -96,6 +99,7 @@ struct IndexState {
     }
     options.name = name;
     options.replace = !no_replace;
+    if (budget_mib) options.memory_budget = budget_mib << 20;
     options.params = std::move(parsed);
     options.progress = [this](uint64_t done, uint64_t total) {
       progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
@@ -175,6 +179,10 @@ Command AddIndexCommand(CLI::App& root) {
                    "stem, remove_stop_words, ascii_folding, custom_stop_words; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
+  state->create->add_option("--memory-budget", state->budget_mib,
+                            "MiB the build holds before it spills (scalar, vector) or writes a partition (fts); "
+                            "default 256")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
   state->progress.AddOption(*state->create);
   state->list = app->add_subcommand("list", "Print each index: type, column, segments, rows covered, size");
   state->list->add_option("DATASET", state->dataset, "Dataset directory")->required();

@@ -27,7 +27,7 @@ struct CreateTextIndexOptions {
   std::function<void(uint64_t, uint64_t)> progress;  // (rows so far, rows in total)
   /// Bytes of postings held before the build writes them out as one partition and
   /// starts the next: memory stays flat however large the column is.
-  uint64_t memory_budget = 512ULL << 20;
+  uint64_t memory_budget = 256ULL << 20;
 };
 
 /// \brief Builds a full-text index on string column `column` over every fragment of
