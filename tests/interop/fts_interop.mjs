@@ -20,7 +20,7 @@ if (!lancet || !peerHome || !work) {
   process.exit(64);
 }
 const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
-const { lancedb } = loadPeer();
+const { lancedb, arrow: A } = loadPeer();
 
 let failures = 0;
 function report(ok, what, detail = "") {
@@ -198,6 +198,57 @@ for (const c of queries.slice(0, 6)) {
       report(!d, `after optimize, lancet and the reference on ${name}'s index: ${JSON.stringify(c)}`, d);
     } catch (e) {
       report(false, `after optimize on ${name}: ${JSON.stringify(c)}`, e.message.split("\n")[0]);
+    }
+  }
+}
+
+// Hybrid: the reference's nearestTo(v).fullTextSearch(q), RRF-fused, against
+// `lancet search --vector --text`, on a table with a vector column (no vector index).
+{
+  const H = 6000;
+  let seed = 4242;
+  const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 4294967296; };
+  const vecOf = () => Array.from({ length: 8 }, () => Math.round(rnd() * 1000) / 100);
+  const hrows = docs.slice(0, H).map((text, i) => ({ id: i, cat: i % 5, text, vec: vecOf() }));
+  const F = (name, type) => new A.Field(name, type, true);
+  const schema = new A.Schema([F("id", new A.Int32()), F("cat", new A.Int32()), F("text", new A.Utf8()),
+    F("vec", new A.FixedSizeList(8, F("item", new A.Float32())))]);
+  const hyb = await db.createTable("hyb", lancedb.makeArrowTable(hrows, { schema }));
+  await hyb.createIndex("text", { config: lancedb.Index.fts() });
+  const hcases = [
+    { q: v(4), vec: vecOf() }, { q: `${v(10)} ${v(11)}`, vec: vecOf(), k: 20 },
+    { q: v(2), vec: vecOf(), where: "cat = 1" },
+  ];
+  for (const c of hcases) {
+    const what = `hybrid ${JSON.stringify({ q: c.q, k: c.k, where: c.where })}`;
+    try {
+      let query = hyb.query().nearestTo(c.vec).fullTextSearch(c.q).limit(c.k ?? 10).select(["id"]);
+      if (c.where) query = query.where(c.where);
+      const want = (await query.toArray()).map((r) => ({ id: r.id, s: r._relevance_score }));
+      if (!want.length) report(false, `the reference finds rows: ${what}`);
+      const args = ["search", path.join(work, "hyb.lance"), "vec", "--vector", JSON.stringify(c.vec), "--text", c.q,
+        "--text-column", "text", "-k", String(c.k ?? 10), "--columns", "id", "--format", "json"];
+      if (c.where) args.push("--where", c.where);
+      const got = run(args).split("\n").filter(Boolean).map((l) => JSON.parse(l)).map((r) => ({ id: r.id, s: r._relevance_score }));
+      // Rows of equal BM25 score take their text ranks in either order (the reference's
+      // is arbitrary), which moves their fused scores: such rows may differ, the fused
+      // scores rank by rank may not.
+      const textArgs = ["search", path.join(work, "hyb.lance"), "--text", c.q, "-k", String(c.k ?? 10), "--columns", "id",
+        "--format", "json"];
+      if (c.where) textArgs.push("--where", c.where);
+      const text = run(textArgs).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const tied = new Set(text.filter((a) => text.some((b) => b.id !== a.id && Math.abs(b._score - a._score) <= 1e-6 * a._score)).map((r) => r.id));
+      let d = got.length === want.length ? "" : `${got.length} rows, the reference ${want.length}`;
+      for (let i = 0; !d && i < got.length; i++) {
+        if (Math.abs(got[i].s - want[i].s) > 1e-6 * want[i].s) d = `rank ${i}: relevance ${got[i].s} vs ${want[i].s}`;
+      }
+      const wantIds = new Set(want.map((r) => r.id));
+      const gotIds = new Set(got.map((r) => r.id));
+      const odd = [...got.filter((r) => !wantIds.has(r.id)), ...want.filter((r) => !gotIds.has(r.id))].filter((r) => !tied.has(r.id));
+      if (!d && odd.length) d = `rows ${odd.map((r) => r.id).join(",")} differ and have no tie`;
+      report(!d, `lancet's RRF fusion equals the reference's: ${what}`, d);
+    } catch (e) {
+      report(false, what, e.message.split("\n")[0]);
     }
   }
 }
