@@ -17,11 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_check.h"
+#include "bench_stats.h"
 #include "lancet/index/text_index.h"
 #include "lancet/scan/text_search.h"
 
 using lancet::bench::Check;
 using lancet::bench::Die;
+using lancet::bench::LastJsonLine;
+using lancet::bench::Quantile;
 using Json = nlohmann::json;
 namespace table = lancet::table;
 namespace scan = lancet::scan;
@@ -98,24 +101,6 @@ size_t Search(const table::Dataset& ds, const Options& o, const std::string& tex
   return rows;
 }
 
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
-std::optional<Json> LastLine(const std::string& path, const std::string& op) {
-  if (path.empty()) return std::nullopt;
-  std::ifstream in(path);
-  std::optional<Json> found;
-  std::string line;
-  while (std::getline(in, line)) {
-    Json j = Json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.value("op", "") == op) found = j;
-  }
-  return found;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,7 +113,7 @@ int main(int argc, char** argv) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("%-28s %10.0f ms\n", "lancet fts build", ms);
     out["build_ms"] = ms;
-    if (auto ref = LastLine(o.ref_build, "create-index")) {
+    if (auto ref = LastJsonLine(o.ref_build, "create-index")) {
       const double rm = ref->value("median_ms", 0.0);
       std::printf("%-28s %10.0f ms\n", "reference fts build", rm);
       if (ms > 0) std::printf("build time ratio (reference / lancet): %.2fx\n", rm / ms);
@@ -166,10 +151,11 @@ int main(int argc, char** argv) {
               {"rows", rows},
               {"k", o.k},
               {"queries", queries.size()}});
-  if (auto ref = LastLine(o.ref, "fts")) {
+  if (auto ref = LastJsonLine(o.ref, "fts")) {
     const double rq = ref->value("qps", 0.0);
     std::printf("%-28s %10.1f %10.3f %10.3f %10lld\n", "reference", rq, ref->value("median_ms", 0.0),
-                ref->value("p99_ms", 0.0), static_cast<long long>(ref->value("rows", 0)) / std::max(1, ref->value("reps", 1)));
+                ref->value("p99_ms", 0.0),
+                static_cast<long long>(ref->value("rows", 0)) / std::max(1, ref->value("reps", 1)));
     if (rq > 0) std::printf("qps ratio (lancet / reference): %.2fx\n", qps / rq);
     out["ref_qps"] = rq;
     out["ratio"] = rq > 0 ? qps / rq : 0;

@@ -19,11 +19,14 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_check.h"
+#include "bench_stats.h"
 #include "lancet/io/latency_store.h"
 #include "lancet/scan/search.h"
 
 using lancet::bench::Check;
 using lancet::bench::Die;
+using lancet::bench::LastJsonLine;
+using lancet::bench::Quantile;
 using Json = nlohmann::json;
 namespace table = lancet::table;
 namespace scan = lancet::scan;
@@ -112,27 +115,6 @@ std::vector<uint64_t> Search(const table::Dataset& ds, const Options& o, const s
   return rows;
 }
 
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
-// The last `knn` line of the reference's output whose bypass flag matches.
-std::optional<Json> RefLine(const std::string& path, bool bypass) {
-  if (path.empty()) return std::nullopt;
-  std::ifstream in(path);
-  std::optional<Json> found;
-  std::string line;
-  while (std::getline(in, line)) {
-    Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded() || j.value("op", "") != "knn") continue;
-    if (j.value("bypass_index", false) != bypass) continue;
-    found = j;
-  }
-  return found;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,7 +185,8 @@ int main(int argc, char** argv) {
               {"requests_per_query", requests_per_query},
               {"k", o.k},
               {"queries", queries.size()}};
-  if (auto ref = RefLine(o.ref, o.bypass)) {
+  if (auto ref =
+          LastJsonLine(o.ref, "knn", [&](const Json& j) { return j.value("bypass_index", false) == o.bypass; })) {
     const double rq = ref->value("qps", 0.0);
     std::printf(
         "%-28s %10.1f %10.3f %10.3f %8s\n",

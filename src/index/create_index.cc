@@ -2,12 +2,12 @@
 // the type's builder, and the segment is committed as a CreateIndex transaction.
 #include <set>
 
-#include "index/index_segment.h"
 #include "index/fts_params.h"
+#include "index/index_segment.h"
 #include "index/index_types.h"
 #include "index/scalar_index.h"
-#include "index/value_order.h"
 #include "index/text_build.h"
+#include "index/value_order.h"
 #include "index/vector_build.h"
 #include "index/vector_details.h"
 #include "lancet/index/scalar_index.h"

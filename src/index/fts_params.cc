@@ -115,8 +115,8 @@ Result<IndexParams> ParseParamsJson(const std::string& json, const std::string& 
   if (lance_tokenizer != "text") {
     return Status::NotSupported(what + ": the '" + lance_tokenizer + "' document tokenizer is not supported");
   }
-  for (const char* flag : {"prefix_only", "split_identifiers", "split_on_numerics", "preserve_original",
-                           "index_operators"}) {
+  for (const char* flag :
+       {"prefix_only", "split_identifiers", "split_on_numerics", "preserve_original", "index_operators"}) {
     bool on = false;
     RETURN_IF_ERROR(get_bool(flag, on));
     if (on) return Status::NotSupported(what + ": the tokenizer option " + std::string(flag) + " is not supported");

@@ -8,8 +8,8 @@
 #include <array>
 #include <atomic>
 #include <optional>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "index/fts_english_stemmer.h"

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 #include <span>
+#include <thread>
 #include <unordered_map>
 
 #include "index/fst.h"
@@ -266,8 +266,8 @@ Result<table::IndexMetadata> CreateTextIndex(const table::Dataset& dataset, cons
   if (pos < 0) return Status::NotFound(dataset.uri() + ": no top-level column named '" + column + "'");
   const Field& field = dataset.schema().fields[static_cast<size_t>(pos)];
   if (!IsText(field.type)) {
-    return Status::InvalidArgument(dataset.uri() + ": a full-text index needs a utf8 or large_utf8 column; '" +
-                                   column + "' is " + field.type.ToString());
+    return Status::InvalidArgument(dataset.uri() + ": a full-text index needs a utf8 or large_utf8 column; '" + column +
+                                   "' is " + field.type.ToString());
   }
   ASSIGN_OR_RETURN(fts::IndexParams params, fts::ParamsFromOptions(options.params));
   const std::string name = options.name.empty() ? column + "_idx" : options.name;

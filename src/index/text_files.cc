@@ -116,8 +116,8 @@ Result<IndexFileEntry> WriteTextMetadata(std::shared_ptr<io::ObjectStore> store,
   schema.metadata["posting_tail_codec"] = "varint_delta_v1";
   schema.metadata["token_set_format"] = "fst";
   ASSIGN_OR_RETURN(auto writer, CreateIndexFile(store, dir, kMetadataFile, schema));
-  ASSIGN_OR_RETURN(Array deleted, MakeBinaryArray(MakeType(TypeId::kBinary),
-                                                  {std::string(kEmptyRoaring, sizeof(kEmptyRoaring))}));
+  ASSIGN_OR_RETURN(Array deleted,
+                   MakeBinaryArray(MakeType(TypeId::kBinary), {std::string(kEmptyRoaring, sizeof(kEmptyRoaring))}));
   RecordBatch batch{schema, 1, {std::move(deleted)}};
   RETURN_IF_ERROR(writer->Write(batch));
   return FinishIndexFile(*writer, kMetadataFile);
@@ -130,8 +130,9 @@ Result<std::unique_ptr<TextInvertWriter>> TextInvertWriter::Open(std::shared_ptr
   w->with_position_ = with_position;
   w->name_ = PartFile(id, "invert");
   Schema schema;
-  schema.fields = {MakeField("_posting", ListOfLargeBinary(), true), MakeField("_max_score", MakeType(TypeId::kFloat32), true),
-                   MakeField("_length", MakeType(TypeId::kUInt32), true), MakeField("_impacts", ListOfLargeBinary(), true)};
+  schema.fields = {
+      MakeField("_posting", ListOfLargeBinary(), true), MakeField("_max_score", MakeType(TypeId::kFloat32), true),
+      MakeField("_length", MakeType(TypeId::kUInt32), true), MakeField("_impacts", ListOfLargeBinary(), true)};
   if (with_position) {
     schema.fields.push_back(MakeField("_compressed_position", MakeType(TypeId::kLargeBinary), true));
     schema.fields.push_back(MakeField("_position_block_offset", ListOfUInt32(), true));

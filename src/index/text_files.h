@@ -28,8 +28,8 @@ Result<IndexFileEntry> WriteTextMetadata(std::shared_ptr<io::ObjectStore> store,
 /// Writes part_<p>_invert.lance a few hundred terms at a time, in term id order.
 class TextInvertWriter {
  public:
-  static Result<std::unique_ptr<TextInvertWriter>> Open(std::shared_ptr<io::ObjectStore> store,
-                                                        const std::string& dir, uint32_t id, bool with_position);
+  static Result<std::unique_ptr<TextInvertWriter>> Open(std::shared_ptr<io::ObjectStore> store, const std::string& dir,
+                                                        uint32_t id, bool with_position);
   Status Add(fts::EncodedPostings postings);
   Result<IndexFileEntry> Finish();
 

@@ -90,8 +90,7 @@ class PostingCache {
  private:
   std::mutex mu_;
   std::list<uint64_t> order_;
-  std::unordered_map<uint64_t, std::pair<std::shared_ptr<const TermPostings>, std::list<uint64_t>::iterator>>
-      map_;
+  std::unordered_map<uint64_t, std::pair<std::shared_ptr<const TermPostings>, std::list<uint64_t>::iterator>> map_;
   uint64_t bytes_ = 0;
 };
 
@@ -141,7 +140,8 @@ class TextIndexImpl final : public TextIndex {
       const uint32_t doc = decoded.doc_ids[i];
       if (doc >= part.lengths.size()) {
         return Status::Corruption(part.invert->path() + ": doc " + std::to_string(doc) + " beyond the " +
-                                  std::to_string(part.lengths.size()) + " docs of partition " + std::to_string(part.id));
+                                  std::to_string(part.lengths.size()) + " docs of partition " +
+                                  std::to_string(part.id));
       }
       made->weights[i] = bm25.DocWeight(decoded.freqs[i], part.lengths[doc]);
     }
@@ -174,7 +174,8 @@ Result<std::vector<QueryToken>> TextIndexImpl::Tokens(const TextQuery& query) co
   std::set<std::string> seen;
   for (const QueryToken& t : tokens) {
     const uint32_t edits = Fuzziness(query, t.text);
-    const std::string_view prefix = std::string_view(t.text).substr(0, std::min<size_t>(query.prefix_length, t.text.size()));
+    const std::string_view prefix =
+        std::string_view(t.text).substr(0, std::min<size_t>(query.prefix_length, t.text.size()));
     for (const auto& p : parts_) {
       Status walk = p->terms->ForEach([&](std::string_view key, uint64_t) {
         if (expanded.size() >= query.max_expansions) return false;
@@ -191,8 +192,8 @@ Result<std::vector<QueryToken>> TextIndexImpl::Tokens(const TextQuery& query) co
 }
 
 Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery& query,
-                                      const std::vector<QueryToken>& tokens, const std::vector<float>& idf,
-                                      bool phrase, TopK& top, const std::function<bool(uint64_t)>* allowed) const {
+                                      const std::vector<QueryToken>& tokens, const std::vector<float>& idf, bool phrase,
+                                      TopK& top, const std::function<bool(uint64_t)>* allowed) const {
   struct Term {
     size_t query_index;
     uint32_t id;
@@ -308,10 +309,9 @@ std::vector<TextHit> CombineClauses(const std::vector<TextClause>& clauses,
 
 std::vector<TextHit> TopHits(std::vector<TextHit> hits, size_t k) {
   const size_t keep = std::min(k, hits.size());
-  std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(),
-                    [](const TextHit& a, const TextHit& b) {
-                      return a.score > b.score || (a.score == b.score && a.row < b.row);
-                    });
+  std::partial_sort(
+      hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(),
+      [](const TextHit& a, const TextHit& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
   hits.resize(keep);
   return hits;
 }

@@ -20,9 +20,7 @@ std::vector<uint32_t> CodePoints(std::string_view s) {
 
 }  // namespace
 
-bool IsQuotedPhrase(std::string_view text) {
-  return text.size() >= 2 && text.front() == '"' && text.back() == '"';
-}
+bool IsQuotedPhrase(std::string_view text) { return text.size() >= 2 && text.front() == '"' && text.back() == '"'; }
 
 fts::TokenizerParams FuzzyTokenizerParams(const fts::TokenizerParams& params) {
   fts::TokenizerParams p;

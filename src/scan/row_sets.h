@@ -12,7 +12,6 @@
 
 namespace lancet::scan {
 
-
 /// Row ids of `fragments` that are live and pass `filter` (all live rows when empty).
 Result<Roaring64Map> AllowedRows(const table::Dataset& dataset, const std::set<uint64_t>& fragments,
                                  const std::string& filter);

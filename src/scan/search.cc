@@ -11,6 +11,7 @@
 #include <roaring/roaring64map.hh>
 #include "lancet/index/vector_index.h"
 #include "lancet/table/row_selection.h"
+#include "scan/index_plan.h"
 #include "scan/knn.h"
 #include "scan/row_sets.h"
 #include "util/array_builder.h"
@@ -21,37 +22,7 @@ namespace {
 // The reference's default number of partitions probed (its plans show minimum_nprobes=20).
 constexpr uint32_t kDefaultNprobes = 20;
 
-class SegmentCache {
- public:
-  static SegmentCache& Get() {
-    static SegmentCache cache;
-    return cache;
-  }
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_.clear();
-  }
-  Result<std::shared_ptr<const index::VectorIndex>> Open(const table::Dataset& dataset,
-                                                         const table::IndexMetadata& meta) {
-    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(dataset.store().get())) + "|" + dir;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = open_.find(key);
-      if (it != open_.end()) return it->second;
-    }
-    ASSIGN_OR_RETURN(std::shared_ptr<const index::VectorIndex> opened, index::VectorIndex::Open(dataset, meta));
-    std::lock_guard<std::mutex> lock(mu_);
-    if (open_.size() >= kMaxOpen) open_.clear();
-    open_[key] = opened;
-    return opened;
-  }
-
- private:
-  static constexpr size_t kMaxOpen = 32;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const index::VectorIndex>> open_;
-};
+using VectorSegments = SegmentCache<index::VectorIndex, 32>;
 
 bool IsVectorType(const DataType& t) {
   if (t.id != TypeId::kFixedSizeList || t.children.size() != 1) return false;
@@ -107,46 +78,6 @@ Result<PreparedQueries> Prepare(const VectorQuery& query, const VectorColumn& co
   return out;
 }
 
-// The segments of one vector index on `field`, and the live fragments they cover.
-struct IndexPlan {
-  std::string name;
-  index::VectorIndexType type{};
-  std::vector<table::IndexMetadata> segments;
-  std::set<uint64_t> covered;
-  bool deletions = false;  // a covered fragment has deleted rows
-};
-
-Result<std::optional<IndexPlan>> FindIndex(const table::Dataset& dataset, const Field& field) {
-  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> all, dataset.ListIndices());
-  std::map<uint64_t, const table::FragmentInfo*> live;
-  for (const table::FragmentInfo& f : dataset.fragments()) live[f.id] = &f;
-  std::optional<IndexPlan> plan;
-  for (const table::IndexMetadata& m : all) {
-    std::optional<index::VectorIndexType> type = index::VectorTypeOf(m);
-    if (!type || m.fields.size() != 1 || m.fields[0] != field.id) continue;
-    if (plan && plan->name != m.name) continue;  // one index per column is searched
-    if (!plan) plan = IndexPlan{m.name, *type, {}, {}, false};
-    plan->segments.push_back(m);
-    for (uint64_t id : m.fragment_ids) {
-      auto it = live.find(id);
-      if (it == live.end()) continue;
-      plan->covered.insert(id);
-      if (it->second->deleted_rows > 0) plan->deletions = true;
-    }
-  }
-  return plan;
-}
-
-Result<Array> Float32Array(const std::vector<float>& values) {
-  return ArrayFromVector(MakeType(TypeId::kFloat32), values);
-}
-
-std::string Join(const std::vector<uint64_t>& ids) {
-  std::string s;
-  for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
-  return "[" + s + "]";
-}
-
 }  // namespace
 
 std::string SearchExplain::ToString() const {
@@ -155,16 +86,16 @@ std::string SearchExplain::ToString() const {
     s += "ANNIvfPartition: index=" + index + " segments=" + std::to_string(segments) +
          " nprobes=" + std::to_string(nprobes) +
          " refine_factor=" + (refine_factor ? std::to_string(*refine_factor) : "--") + " metric=" + distance +
-         " fragments=" + Join(indexed_fragments) + "\n";
+         " fragments=" + JoinIds(indexed_fragments) + "\n";
   }
   if (!flat_fragments.empty() || index.empty()) {
-    s += "KNNVectorDistance: column=" + column + " metric=" + distance + " fragments=" + Join(flat_fragments) + "\n";
+    s += "KNNVectorDistance: column=" + column + " metric=" + distance + " fragments=" + JoinIds(flat_fragments) + "\n";
   }
   if (!filter.empty()) s += std::string(postfilter ? "PostFilter: " : "PreFilter: ") + filter + "\n";
   return s;
 }
 
-void ClearVectorIndexCache() { SegmentCache::Get().Clear(); }
+void ClearVectorIndexCache() { VectorSegments::Get().Clear(); }
 
 Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset, const table::ScanOptions& options,
                                                   const VectorQuery& query, SearchExplain* explain) {
@@ -181,15 +112,17 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
   column.dim = static_cast<uint32_t>(field->type.list_size);
   column.bits = field->type.children[0].type.id == TypeId::kUInt8;
 
-  std::optional<IndexPlan> plan;
+  std::optional<SegmentPlan> plan;
   if (query.use_index) {
-    ASSIGN_OR_RETURN(plan, FindIndex(dataset, *field));
+    ASSIGN_OR_RETURN(plan, PlanSegments(dataset, *field, [](const table::IndexMetadata& m) {
+                       return index::VectorTypeOf(m).has_value();
+                     }));
   }
   if (plan && plan->covered.empty()) plan.reset();  // e.g. every fragment it named was compacted
   std::vector<std::shared_ptr<const index::VectorIndex>> opened;
   if (plan) {
     for (const table::IndexMetadata& m : plan->segments) {
-      ASSIGN_OR_RETURN(std::shared_ptr<const index::VectorIndex> seg, SegmentCache::Get().Open(dataset, m));
+      ASSIGN_OR_RETURN(std::shared_ptr<const index::VectorIndex> seg, VectorSegments::Get().Open(dataset, m));
       opened.push_back(std::move(seg));
     }
   }
@@ -221,23 +154,7 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     if (!plan || !plan->covered.count(f.id)) flat_fragments.push_back(f.id);
   }
   if (plan && !opened.empty()) {
-    // Index rows are valid only in the live fragments the index covers: fragments
-    // compacted away drop out of its bitmap while their rows stay in its files. Row
-    // addresses name their fragment; stable row ids need the covered rows listed
-    // whenever some fragment (appended or compacted) is not covered.
-    const bool stable = dataset.stable_row_ids();
-    const bool all_covered = plan->covered.size() == dataset.fragments().size();
-    std::optional<Roaring64Map> allowed;
-    if (!search_filter.empty() || plan->deletions || (stable && !all_covered)) {
-      ASSIGN_OR_RETURN(allowed, AllowedRows(dataset, plan->covered, search_filter));
-    }
-    const std::set<uint64_t>& covered = plan->covered;
-    std::function<bool(uint64_t)> admit;
-    if (allowed) {
-      admit = [&](uint64_t row) { return allowed->contains(row); };
-    } else if (!stable && !all_covered) {
-      admit = [&](uint64_t row) { return covered.count(row >> 32) > 0; };
-    }
+    ASSIGN_OR_RETURN(const std::function<bool(uint64_t)> admit, AdmitRows(dataset, *plan, search_filter));
     index::VectorSearchParams params;
     params.nprobes = query.nprobes ? query.nprobes : kDefaultNprobes;
     params.ef = query.ef;
@@ -295,7 +212,7 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     explain->postfilter = postfilter;
     explain->flat_fragments = flat_fragments;
     if (plan && !opened.empty()) {
-      explain->index = plan->name + "(" + index::VectorIndexTypeName(plan->type) + ")";
+      explain->index = plan->name + "(" + index::VectorIndexTypeName(opened.front()->type()) + ")";
       explain->segments = opened.size();
       explain->nprobes = query.nprobes ? query.nprobes : kDefaultNprobes;
       explain->refine_factor = query.refine_factor;
@@ -303,14 +220,6 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
     }
   }
 
-  // Output: the projected columns of the winners, then _distance, then the meta columns.
-  std::vector<std::string> columns = options.columns;
-  if (columns.empty()) {
-    for (const Field& f : dataset.read_schema().fields) columns.push_back(f.name);
-  }
-  std::vector<std::string> take_columns = columns;
-  if (options.with_row_id) take_columns.push_back("_rowid");
-  if (options.with_row_addr) take_columns.push_back("_rowaddr");
   const bool multi = queries.size() > 1;
   std::vector<RecordBatch> batches;
   std::optional<Schema> schema;
@@ -336,27 +245,9 @@ Result<std::unique_ptr<RecordBatchReader>> Search(const table::Dataset& dataset,
       rows.swap(kept_rows);
       distances.swap(kept_distances);
     }
-    ASSIGN_OR_RETURN(RecordBatch taken, dataset.TakeRowIds(rows, take_columns));
-    RecordBatch out;
-    out.num_rows = static_cast<int64_t>(rows.size());
-    if (multi) {
-      std::vector<uint32_t> qi(rows.size(), static_cast<uint32_t>(q));
-      ASSIGN_OR_RETURN(Array a, ArrayFromVector(MakeType(TypeId::kUInt32), qi));
-      out.schema.fields.push_back(MakeField("query_index", MakeType(TypeId::kUInt32), false));
-      out.columns.push_back(std::move(a));
-    }
-    const size_t meta_count = take_columns.size() - columns.size();
-    for (size_t c = 0; c < columns.size(); ++c) {
-      out.schema.fields.push_back(taken.schema.fields[c]);
-      out.columns.push_back(taken.columns[c]);
-    }
-    ASSIGN_OR_RETURN(Array dist, Float32Array(distances));
-    out.schema.fields.push_back(MakeField("_distance", MakeType(TypeId::kFloat32), true));
-    out.columns.push_back(std::move(dist));
-    for (size_t c = columns.size(); c < columns.size() + meta_count; ++c) {
-      out.schema.fields.push_back(taken.schema.fields[c]);
-      out.columns.push_back(taken.columns[c]);
-    }
+    ASSIGN_OR_RETURN(RecordBatch out,
+                     TakeScored(dataset, options, rows, distances, "_distance",
+                                multi ? std::optional<uint32_t>(static_cast<uint32_t>(q)) : std::nullopt));
     if (!schema) schema = out.schema;
     out.schema = *schema;
     batches.push_back(std::move(out));

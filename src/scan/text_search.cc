@@ -8,69 +8,13 @@
 #include <mutex>
 #include <set>
 
-#include "scan/row_sets.h"
+#include "scan/index_plan.h"
 #include "util/array_builder.h"
 
 namespace lancet::scan {
 namespace {
 
-class TextIndexCache {
- public:
-  static TextIndexCache& Get() {
-    static TextIndexCache cache;
-    return cache;
-  }
-  void Clear() {
-    std::lock_guard<std::mutex> lock(mu_);
-    open_.clear();
-  }
-  Result<std::shared_ptr<const index::TextIndex>> Open(const table::Dataset& dataset, const table::IndexMetadata& meta) {
-    ASSIGN_OR_RETURN(const std::string dir, dataset.IndexDirectory(meta));
-    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(dataset.store().get())) + "|" + dir;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = open_.find(key);
-      if (it != open_.end()) return it->second;
-    }
-    ASSIGN_OR_RETURN(std::shared_ptr<const index::TextIndex> opened, index::TextIndex::Open(dataset, meta));
-    std::lock_guard<std::mutex> lock(mu_);
-    if (open_.size() >= kMaxOpen) open_.clear();
-    open_[key] = opened;
-    return opened;
-  }
-
- private:
-  static constexpr size_t kMaxOpen = 16;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const index::TextIndex>> open_;
-};
-
-struct TextPlan {
-  std::string name;
-  std::vector<table::IndexMetadata> segments;
-  std::set<uint64_t> covered;
-  bool deletions = false;
-};
-
-Result<std::optional<TextPlan>> FindTextIndex(const table::Dataset& dataset, const Field& field) {
-  ASSIGN_OR_RETURN(std::vector<table::IndexMetadata> all, dataset.ListIndices());
-  std::map<uint64_t, const table::FragmentInfo*> live;
-  for (const table::FragmentInfo& f : dataset.fragments()) live[f.id] = &f;
-  std::optional<TextPlan> plan;
-  for (const table::IndexMetadata& m : all) {
-    if (!index::IsTextIndex(m) || m.fields.size() != 1 || m.fields[0] != field.id) continue;
-    if (plan && plan->name != m.name) continue;
-    if (!plan) plan = TextPlan{m.name, {}, {}, false};
-    plan->segments.push_back(m);
-    for (uint64_t id : m.fragment_ids) {
-      auto it = live.find(id);
-      if (it == live.end()) continue;
-      plan->covered.insert(id);
-      if (it->second->deleted_rows > 0) plan->deletions = true;
-    }
-  }
-  return plan;
-}
+using TextSegments = SegmentCache<index::TextIndex, 16>;
 
 Result<const Field*> ResolveTextColumn(const table::Dataset& dataset, const std::string& name) {
   const Schema& schema = dataset.schema();
@@ -102,12 +46,6 @@ struct Scored {
   uint64_t row;
 };
 
-std::string Join(const std::vector<uint64_t>& ids) {
-  std::string s;
-  for (uint64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
-  return "[" + s + "]";
-}
-
 // The k best rows of `request` with their scores, best first.
 Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table::ScanOptions& options,
                                      const TextSearchRequest& request, size_t want, TextSearchExplain* explain) {
@@ -116,7 +54,7 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
     return Status::InvalidArgument(dataset.uri() + ": column '" + field->name + "' is " + field->type.ToString() +
                                    ", not a string column");
   }
-  ASSIGN_OR_RETURN(std::optional<TextPlan> plan, FindTextIndex(dataset, *field));
+  ASSIGN_OR_RETURN(std::optional<SegmentPlan> plan, PlanSegments(dataset, *field, index::IsTextIndex));
   if (!plan) {
     return Status::InvalidArgument(
         "Cannot perform full text search unless an INVERTED index has been created on at least one column (column '" +
@@ -124,7 +62,7 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
   }
   std::vector<std::shared_ptr<const index::TextIndex>> opened;
   for (const table::IndexMetadata& m : plan->segments) {
-    ASSIGN_OR_RETURN(auto seg, TextIndexCache::Get().Open(dataset, m));
+    ASSIGN_OR_RETURN(auto seg, TextSegments::Get().Open(dataset, m));
     opened.push_back(std::move(seg));
   }
   std::vector<uint64_t> flat_fragments;
@@ -133,26 +71,15 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
   }
   std::vector<Scored> found;
   if (!plan->covered.empty()) {
-    const bool stable = dataset.stable_row_ids();
-    const bool all_covered = plan->covered.size() == dataset.fragments().size();
-    std::optional<Roaring64Map> allowed;
-    if (!options.filter.empty() || plan->deletions || (stable && !all_covered)) {
-      ASSIGN_OR_RETURN(allowed, AllowedRows(dataset, plan->covered, options.filter));
-    }
-    const std::set<uint64_t>& covered = plan->covered;
-    std::function<bool(uint64_t)> admit;
-    if (allowed) {
-      admit = [&](uint64_t row) { return allowed->contains(row); };
-    } else if (!stable && !all_covered) {
-      admit = [&](uint64_t row) { return covered.count(row >> 32) > 0; };
-    }
+    ASSIGN_OR_RETURN(const std::function<bool(uint64_t)> admit, AdmitRows(dataset, *plan, options.filter));
     for (const auto& seg : opened) {
       ASSIGN_OR_RETURN(std::vector<index::TextHit> hits, seg->Search(request.query, want, admit ? &admit : nullptr));
       for (const index::TextHit& h : hits) found.push_back({h.score, h.row});
     }
   }
   if (!flat_fragments.empty()) {
-    ASSIGN_OR_RETURN(std::unique_ptr<index::TextIndex::FlatScorer> scorer, opened.front()->MakeFlatScorer(request.query));
+    ASSIGN_OR_RETURN(std::unique_ptr<index::TextIndex::FlatScorer> scorer,
+                     opened.front()->MakeFlatScorer(request.query));
     table::ScanOptions scan;
     scan.columns = {field->name};
     scan.filter = options.filter;
@@ -172,8 +99,9 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
     for (const index::TextHit& h : scorer->Finish()) found.push_back({h.score, h.row});
   }
   const size_t keep = std::min(want, found.size());
-  std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
-                    [](const Scored& a, const Scored& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
+  std::partial_sort(
+      found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+      [](const Scored& a, const Scored& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
   found.resize(keep);
   if (explain) {
     explain->column = field->name;
@@ -185,47 +113,19 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
   return found;
 }
 
-// The projected columns of `rows`, then `score_name` with `scores`, then the meta columns.
-Result<RecordBatch> Materialize(const table::Dataset& dataset, const table::ScanOptions& options,
-                                const std::vector<uint64_t>& rows, const std::vector<float>& scores,
-                                const std::string& score_name) {
-  std::vector<std::string> columns = options.columns;
-  if (columns.empty()) {
-    for (const Field& f : dataset.read_schema().fields) columns.push_back(f.name);
-  }
-  std::vector<std::string> take_columns = columns;
-  if (options.with_row_id) take_columns.push_back("_rowid");
-  if (options.with_row_addr) take_columns.push_back("_rowaddr");
-  ASSIGN_OR_RETURN(RecordBatch taken, dataset.TakeRowIds(rows, take_columns));
-  RecordBatch out;
-  out.num_rows = static_cast<int64_t>(rows.size());
-  for (size_t c = 0; c < columns.size(); ++c) {
-    out.schema.fields.push_back(taken.schema.fields[c]);
-    out.columns.push_back(taken.columns[c]);
-  }
-  ASSIGN_OR_RETURN(Array s, ArrayFromVector(MakeType(TypeId::kFloat32), scores));
-  out.schema.fields.push_back(MakeField(score_name, MakeType(TypeId::kFloat32), true));
-  out.columns.push_back(std::move(s));
-  for (size_t c = columns.size(); c < take_columns.size(); ++c) {
-    out.schema.fields.push_back(taken.schema.fields[c]);
-    out.columns.push_back(taken.columns[c]);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string TextSearchExplain::ToString() const {
   std::string s;
   if (!indexed_fragments.empty()) {
-    s += "MatchQuery: column=" + column + " index=" + index + " fragments=" + Join(indexed_fragments) + "\n";
+    s += "MatchQuery: column=" + column + " index=" + index + " fragments=" + JoinIds(indexed_fragments) + "\n";
   }
-  if (!flat_fragments.empty()) s += "FlatMatchQuery: column=" + column + " fragments=" + Join(flat_fragments) + "\n";
+  if (!flat_fragments.empty()) s += "FlatMatchQuery: column=" + column + " fragments=" + JoinIds(flat_fragments) + "\n";
   if (!filter.empty()) s += "PreFilter: " + filter + "\n";
   return s;
 }
 
-void ClearTextIndexCache() { TextIndexCache::Get().Clear(); }
+void ClearTextIndexCache() { TextSegments::Get().Clear(); }
 
 Result<std::unique_ptr<RecordBatchReader>> TextSearch(const table::Dataset& dataset, const table::ScanOptions& options,
                                                       const TextSearchRequest& request, TextSearchExplain* explain) {
@@ -238,7 +138,7 @@ Result<std::unique_ptr<RecordBatchReader>> TextSearch(const table::Dataset& data
     rows.push_back(s.row);
     scores.push_back(s.score);
   }
-  ASSIGN_OR_RETURN(RecordBatch out, Materialize(dataset, options, rows, scores, "_score"));
+  ASSIGN_OR_RETURN(RecordBatch out, TakeScored(dataset, options, rows, scores, "_score"));
   Schema schema = out.schema;
   std::vector<RecordBatch> batches;
   batches.push_back(std::move(out));
@@ -314,7 +214,7 @@ Result<std::unique_ptr<RecordBatchReader>> HybridSearch(const table::Dataset& da
     out_rows.push_back(rows[order[i]]);
     out_scores.push_back(fused[rows[order[i]]]);
   }
-  ASSIGN_OR_RETURN(RecordBatch out, Materialize(dataset, options, out_rows, out_scores, "_relevance_score"));
+  ASSIGN_OR_RETURN(RecordBatch out, TakeScored(dataset, options, out_rows, out_scores, "_relevance_score"));
   Schema schema = out.schema;
   std::vector<RecordBatch> batches;
   batches.push_back(std::move(out));

@@ -24,14 +24,14 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kRows = 3000;
-const std::vector<std::string> kWords = {"apple",  "banana",  "cherry", "running", "runs",  "quick",   "brown",
-                                         "fox",    "jumps",   "lazy",   "dogs",    "river", "mountain", "cloud",
-                                         "rain",   "sunny",   "winter", "summer",  "house", "garden",  "the",
-                                         "of",     "and",     "light",  "dark",    "stone", "water",   "fire"};
+const std::vector<std::string> kWords = {"apple", "banana", "cherry", "running", "runs",  "quick",    "brown",
+                                         "fox",   "jumps",  "lazy",   "dogs",    "river", "mountain", "cloud",
+                                         "rain",  "sunny",  "winter", "summer",  "house", "garden",   "the",
+                                         "of",    "and",    "light",  "dark",    "stone", "water",    "fire"};
 
 std::string Doc(int64_t r) {
-  if (r % 101 == 7) return "";         // no tokens: not a document
-  if (r % 101 == 8) return "the of";   // only stop words
+  if (r % 101 == 7) return "";        // no tokens: not a document
+  if (r % 101 == 8) return "the of";  // only stop words
   std::mt19937 rng(static_cast<uint32_t>(r * 7919 + 13));
   const int n = 2 + static_cast<int>(rng() % 12);
   std::string s;
@@ -132,7 +132,8 @@ class Model {
           bool ok = true;
           for (size_t j = 0; j < q.size() && ok; ++j) {
             ok = false;
-            for (const auto& x : d) ok = ok || (x.text == q[j].text && x.position == d[s].position + (q[j].position - q[0].position));
+            for (const auto& x : d)
+              ok = ok || (x.text == q[j].text && x.position == d[s].position + (q[j].position - q[0].position));
           }
           found = ok && d[s].text == q[0].text;
         }
@@ -144,7 +145,8 @@ class Model {
       return a.first > b.first || (a.first == b.first && a.second < b.second);
     });
     std::vector<Hit> out;
-    for (size_t i = 0; i < std::min(k, all.size()); ++i) out.push_back({static_cast<int32_t>(all[i].second), all[i].first});
+    for (size_t i = 0; i < std::min(k, all.size()); ++i)
+      out.push_back({static_cast<int32_t>(all[i].second), all[i].first});
     return out;
   }
 
@@ -278,7 +280,10 @@ TEST_F(TextSearchTest, FiltersSelectRowsButNotStatistics) {
   Index();
   auto got = Run("apple cherry", 15, "cat = 2");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  ExpectSame(*got, model_.Search("apple cherry", kRows, kAll, [](int64_t r) { return r % 5 == 2; }, 15), "filter");
+  ExpectSame(*got,
+             model_.Search(
+                 "apple cherry", kRows, kAll, [](int64_t r) { return r % 5 == 2; }, 15),
+             "filter");
 }
 
 TEST_F(TextSearchTest, DeletedRowsNeverAppear) {
@@ -287,7 +292,10 @@ TEST_F(TextSearchTest, DeletedRowsNeverAppear) {
   Reopen();
   auto got = Run("apple banana", 40);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  ExpectSame(*got, model_.Search("apple banana", kRows, kAll, [](int64_t r) { return r % 3 != 0; }, 40), "deleted");
+  ExpectSame(*got,
+             model_.Search(
+                 "apple banana", kRows, kAll, [](int64_t r) { return r % 3 != 0; }, 40),
+             "deleted");
 }
 
 TEST_F(TextSearchTest, UnindexedFragmentsAreScoredWithTheirOwnDocsCounted) {
@@ -302,9 +310,10 @@ TEST_F(TextSearchTest, UnindexedFragmentsAreScoredWithTheirOwnDocsCounted) {
   // Indexed rows keep the index's statistics; appended rows use the index's and theirs.
   auto got = Run("cherry mountain", 3000);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
-  auto indexed = model_.Search("cherry mountain", total, [](int64_t r) { return r < kRows; },
-                               [](int64_t r) { return r < kRows; }, 3000);
-  auto flat = model_.Search("cherry mountain", total, kAll, [](int64_t r) { return r >= kRows; }, 3000);
+  auto indexed = model_.Search(
+      "cherry mountain", total, [](int64_t r) { return r < kRows; }, [](int64_t r) { return r < kRows; }, 3000);
+  auto flat = model_.Search(
+      "cherry mountain", total, kAll, [](int64_t r) { return r >= kRows; }, 3000);
   std::map<int32_t, float> want;
   for (const Hit& h : indexed) want[h.id] = h.score;
   for (const Hit& h : flat) want[h.id] = h.score;

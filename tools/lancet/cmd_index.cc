@@ -40,38 +40,38 @@ struct IndexState {
       if (eq == std::string::npos || eq == 0) return ReportUsage("--param wants KEY=VALUE, got '" + p + "'");
       parsed[p.substr(0, eq)] = p.substr(eq + 1);
     }
-    auto report = [this](uint64_t done, uint64_t total) {
-      progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
-    };
-    if (auto vector_type = index::ParseVectorIndexType(type); vector_type.ok())
-      return CreateVector(ds, *vector_type, parsed);
-    if (type == "fts" || type == "FTS" || type == "inverted" || type == "INVERTED") return CreateText(ds, parsed);
+    if (auto vector_type = index::ParseVectorIndexType(type); vector_type.ok()) {
+      index::CreateVectorIndexOptions options;
+      if (!distance.empty()) {
+        auto d = index::ParseDistanceType(distance);
+        if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
+        options.distance = *d;
+      }
+      Fill(options, std::move(parsed));
+      return Built(
+          index::CreateVectorIndex(ds, column, *vector_type, options),
+          std::string(index::VectorIndexTypeName(*vector_type)) + ", " + index::DistanceTypeName(options.distance));
+    }
+    if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
+    if (type == "fts" || type == "FTS" || type == "inverted" || type == "INVERTED") {
+      index::CreateTextIndexOptions options;
+      Fill(options, std::move(parsed));
+      return Built(index::CreateTextIndex(ds, column, options), "FTS");
+    }
     auto type_id = index::ParseScalarIndexType(type);
     if (!type_id.ok()) {
       return ReportUsage("--type: unknown index type '" + type +
                          "' (choose btree, bitmap, label_list, zonemap, bloomfilter, fts, ivf_flat, ivf_pq, ivf_sq or "
                          "ivf_hnsw_sq)");
     }
-    if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
     index::CreateIndexOptions options;
-    options.name = name;
-    options.replace = !no_replace;
-    if (budget_mib) options.memory_budget = budget_mib << 20;
-    options.params = std::move(parsed);
-    options.progress = report;
-    auto made = index::CreateScalarIndex(ds, column, *type_id, options);
-    progress.Done();
-    if (!made.ok()) return BuildFailed(made.status());
-    uint64_t bytes = 0;
-    for (const auto& f : made->files) bytes += f.size_bytes;
-    std::printf("index '%s' (%s) on '%s': %s in _indices/%s\n", made->name.c_str(),
-                index::ScalarIndexTypeName(*type_id), column.c_str(), HumanBytes(bytes).c_str(), made->uuid.c_str());
-    return kExitOk;
+    Fill(options, std::move(parsed));
+    return Built(index::CreateScalarIndex(ds, column, *type_id, options), index::ScalarIndexTypeName(*type_id));
   }
 
-  int CreateText(const table::Dataset& ds, std::map<std::string, std::string> parsed) {
-    if (!distance.empty()) return ReportUsage("--distance is for vector indexes only");
-    index::CreateTextIndexOptions options;
+  // The options every index kind shares, from the command line.
+  template <typename Options>
+  void Fill(Options& options, std::map<std::string, std::string> parsed) {
     options.name = name;
     options.replace = !no_replace;
     if (budget_mib) options.memory_budget = budget_mib << 20;
@@ -79,38 +79,14 @@ struct IndexState {
     options.progress = [this](uint64_t done, uint64_t total) {
       progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
     };
-    auto made = index::CreateTextIndex(ds, column, options);
-    progress.Done();
-    if (!made.ok()) return BuildFailed(made.status());
-    uint64_t bytes = 0;
-    for (const auto& f : made->files) bytes += f.size_bytes;
-    std::printf("index '%s' (FTS) on '%s': %s in _indices/%s\n", made->name.c_str(), column.c_str(),
-                HumanBytes(bytes).c_str(), made->uuid.c_str());
-    return kExitOk;
   }
 
-  int CreateVector(const table::Dataset& ds, index::VectorIndexType type_id,
-                   std::map<std::string, std::string> parsed) {
-    index::CreateVectorIndexOptions options;
-    if (!distance.empty()) {
-      auto d = index::ParseDistanceType(distance);
-      if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
-      options.distance = *d;
-    }
-    options.name = name;
-    options.replace = !no_replace;
-    if (budget_mib) options.memory_budget = budget_mib << 20;
-    options.params = std::move(parsed);
-    options.progress = [this](uint64_t done, uint64_t total) {
-      progress.Report("indexed " + std::to_string(done) + " of " + std::to_string(total) + " rows");
-    };
-    auto made = index::CreateVectorIndex(ds, column, type_id, options);
+  int Built(const Result<table::IndexMetadata>& made, const std::string& kind) {
     progress.Done();
     if (!made.ok()) return BuildFailed(made.status());
     uint64_t bytes = 0;
     for (const auto& f : made->files) bytes += f.size_bytes;
-    std::printf("index '%s' (%s, %s) on '%s': %s in _indices/%s\n", made->name.c_str(),
-                index::VectorIndexTypeName(type_id), index::DistanceTypeName(options.distance), column.c_str(),
+    std::printf("index '%s' (%s) on '%s': %s in _indices/%s\n", made->name.c_str(), kind.c_str(), column.c_str(),
                 HumanBytes(bytes).c_str(), made->uuid.c_str());
     return kExitOk;
   }
@@ -157,9 +133,10 @@ struct IndexState {
 
 Command AddIndexCommand(CLI::App& root) {
   auto state = std::make_shared<IndexState>();
-  CLI::App* app = root.add_subcommand(
-      "index", "Create, list, drop or optimize scalar, full-text and vector indexes (docs/indexes.md, "
-      "docs/vector-indexes.md, docs/full-text-search.md)");
+  CLI::App* app =
+      root.add_subcommand("index",
+                          "Create, list, drop or optimize scalar, full-text and vector indexes (docs/indexes.md, "
+                          "docs/vector-indexes.md, docs/full-text-search.md)");
   app->require_subcommand(1);
   state->create = app->add_subcommand("create", "Index COLUMN and commit the index as a new version");
   state->create->add_option("DATASET", state->dataset, "Dataset directory")->required();
@@ -179,9 +156,10 @@ Command AddIndexCommand(CLI::App& root) {
                    "stem, remove_stop_words, ascii_folding, custom_stop_words; repeatable")
       ->type_name("KEY=VALUE");
   state->create->add_flag("--no-replace", state->no_replace, "Fail if an index of that name exists");
-  state->create->add_option("--memory-budget", state->budget_mib,
-                            "MiB the build holds before it spills (scalar, vector) or writes a partition (fts); "
-                            "default 256")
+  state->create
+      ->add_option("--memory-budget", state->budget_mib,
+                   "MiB the build holds before it spills (scalar, vector) or writes a partition (fts); "
+                   "default 256")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
   state->progress.AddOption(*state->create);
   state->list = app->add_subcommand("list", "Print each index: type, column, segments, rows covered, size");

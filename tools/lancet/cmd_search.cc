@@ -96,27 +96,29 @@ struct SearchState {
 
   int Run() const {
     const bool boolean = !must.empty() || !should.empty() || !must_not.empty();
-    if (vector.empty() && text.empty() && !boolean) return ReportUsage("give --vector, --text (or --must/--should) or both");
+    if (vector.empty() && text.empty() && !boolean)
+      return ReportUsage("give --vector, --text (or --must/--should) or both");
     if (boolean && must.empty() && should.empty() && text.empty()) {
       return ReportUsage("--must-not needs a --must, --should or --text clause to match rows");
     }
-    if (vector.empty()) return RunText();
-    auto queries = ParseQueries(vector, query);
-    if (!queries.ok()) return ReportUsage(queries.status().message());
     scan::VectorQuery q;
-    q.column = column;
-    q.vectors = queries.MoveValue();
-    q.k = k;
-    if (!distance.empty()) {
-      auto d = index::ParseDistanceType(distance);
-      if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
-      q.distance = *d;
+    if (!vector.empty()) {
+      auto queries = ParseQueries(vector, query);
+      if (!queries.ok()) return ReportUsage(queries.status().message());
+      q.column = column;
+      q.vectors = queries.MoveValue();
+      q.k = k;
+      if (!distance.empty()) {
+        auto d = index::ParseDistanceType(distance);
+        if (!d.ok()) return ReportUsage("--distance: " + d.status().message());
+        q.distance = *d;
+      }
+      q.nprobes = nprobes;
+      q.refine_factor = refine_factor;
+      q.ef = ef;
+      q.use_index = !bypass_index;
+      q.postfilter = postfilter;
     }
-    q.nprobes = nprobes;
-    q.refine_factor = refine_factor;
-    q.ef = ef;
-    q.use_index = !bypass_index;
-    q.postfilter = postfilter;
     auto ds = OpenDataset(dataset, selector);
     if (!ds.ok()) return ReportError(ds.status());
     table::ScanOptions scan;
@@ -124,16 +126,28 @@ struct SearchState {
     scan.filter = where;
     scan.offset = offset;
     scan.with_row_id = row_ids;
-    if (!text.empty() || !must.empty() || !should.empty()) return RunHybrid(**ds, scan, q);
-    scan::SearchExplain plan;
-    auto reader = scan::Search(**ds, scan, q, &plan);
+    std::string plan;
+    Result<std::unique_ptr<RecordBatchReader>> reader = Status::Internal("no search ran");
+    if (vector.empty()) {
+      scan::TextSearchExplain explained;
+      reader = scan::TextSearch(**ds, scan, TextRequest(), &explained);
+      plan = explained.ToString();
+    } else if (!text.empty() || boolean) {
+      scan::HybridOptions hybrid;
+      if (fusion == "linear") hybrid.fusion = scan::Fusion::kLinear;
+      reader = scan::HybridSearch(**ds, scan, q, TextRequest(), hybrid);
+    } else {
+      scan::SearchExplain explained;
+      reader = scan::Search(**ds, scan, q, &explained);
+      plan = explained.ToString();
+    }
     if (!reader.ok()) {
       const Status& st = reader.status();
       if (st.IsInvalidArgument() || st.IsNotFound()) return ReportUsage(st.message());
       return ReportError(st, dataset);
     }
     if (explain) {
-      std::fputs(plan.ToString().c_str(), stdout);
+      std::fputs(plan.c_str(), stdout);
       if (io_stats) PrintIoStats(**ds);
       return kExitOk;
     }
@@ -174,50 +188,14 @@ struct SearchState {
     }
     return r;
   }
-
-  int Finish(const table::Dataset& ds, Result<std::unique_ptr<RecordBatchReader>> reader) const {
-    if (!reader.ok()) {
-      const Status& st = reader.status();
-      if (st.IsInvalidArgument() || st.IsNotFound()) return ReportUsage(st.message());
-      return ReportError(st, dataset);
-    }
-    RenderOptions render;
-    render.format = ParseRowFormat(format);
-    return WriteRowStream(**reader, render, out, dataset, [&] {
-      if (io_stats) PrintIoStats(ds);
-    });
-  }
-
-  int RunText() const {
-    auto ds = OpenDataset(dataset, selector);
-    if (!ds.ok()) return ReportError(ds.status());
-    table::ScanOptions scan;
-    scan.columns = SplitList(columns);
-    scan.filter = where;
-    scan.offset = offset;
-    scan.with_row_id = row_ids;
-    scan::TextSearchExplain plan;
-    auto reader = scan::TextSearch(**ds, scan, TextRequest(), &plan);
-    if (explain && reader.ok()) {
-      std::fputs(plan.ToString().c_str(), stdout);
-      if (io_stats) PrintIoStats(**ds);
-      return kExitOk;
-    }
-    return Finish(**ds, std::move(reader));
-  }
-
-  int RunHybrid(const table::Dataset& ds, const table::ScanOptions& scan, const scan::VectorQuery& q) const {
-    scan::HybridOptions hybrid;
-    if (fusion == "linear") hybrid.fusion = scan::Fusion::kLinear;
-    return Finish(ds, scan::HybridSearch(ds, scan, q, TextRequest(), hybrid));
-  }
 };
 
 }  // namespace
 
 Command AddSearchCommand(CLI::App& root) {
   auto state = std::make_shared<SearchState>();
-  CLI::App* app = root.add_subcommand("search", "Print the rows nearest to query vectors, the best BM25 matches of a text query, or both fused");
+  CLI::App* app = root.add_subcommand(
+      "search", "Print the rows nearest to query vectors, the best BM25 matches of a text query, or both fused");
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("COLUMN", state->column,
                   "Vector column (default: the dataset's only one); with only --text, the text column");
@@ -249,7 +227,8 @@ Command AddSearchCommand(CLI::App& root) {
   app->add_option("--where,-w", state->where, "Search only rows for which this filter is true");
   app->add_flag("--postfilter", state->postfilter, "Apply --where to the k nearest instead (may return fewer)");
   app->add_option("--offset", state->offset, "Skip this many of each query's nearest rows");
-  app->add_option("--columns,-c", state->columns, "Comma-separated output columns (default: all); _distance, _score or _relevance_score is added");
+  app->add_option("--columns,-c", state->columns,
+                  "Comma-separated output columns (default: all); _distance, _score or _relevance_score is added");
   app->add_flag("--row-ids", state->row_ids, "Add the _rowid column");
   app->add_option("--format,-f", state->format, "Output format")
       ->capture_default_str()

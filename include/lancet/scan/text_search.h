@@ -49,7 +49,7 @@ enum class Fusion : uint8_t {
 
 struct HybridOptions {
   Fusion fusion = Fusion::kRrf;
-  float rrf_k = 60.0f;        // the reference's constant
+  float rrf_k = 60.0f;         // the reference's constant
   float vector_weight = 0.7f;  // linear: weight of the vector side (the text side gets 1 - it)
 };
 
