@@ -361,7 +361,7 @@ class FlatScorerImpl final : public TextIndex::FlatScorer {
         query_(std::move(query)),
         phrase_(query_.phrase || IsQuotedPhrase(query_.text)) {}
 
-  void Add(uint64_t row, std::string_view doc) override {
+  void Add(uint64_t row, std::string_view doc, bool emit) override {
     doc_tokens_.clear();
     tokenizer_->Tokenize(doc, &doc_tokens_);
     if (doc_tokens_.empty()) return;  // not a document, as in the index
@@ -382,7 +382,7 @@ class FlatScorerImpl final : public TextIndex::FlatScorer {
       if (freqs[q] > 0 && first) ++docs_with_[q];
       any = any || freqs[q] > 0;
     }
-    if (!any) return;
+    if (!any || !emit) return;
     const bool all = phrase_ || query_.op == TextOperator::kAnd;
     if (all && std::count(freqs.begin(), freqs.end(), 0u) > 0) return;
     if (phrase_) {
@@ -446,8 +446,8 @@ class BooleanFlatScorer final : public TextIndex::FlatScorer {
   BooleanFlatScorer(std::vector<TextClause> clauses, std::vector<std::unique_ptr<TextIndex::FlatScorer>> children,
                     float boost)
       : clauses_(std::move(clauses)), children_(std::move(children)), boost_(boost) {}
-  void Add(uint64_t row, std::string_view doc) override {
-    for (auto& c : children_) c->Add(row, doc);
+  void Add(uint64_t row, std::string_view doc, bool emit) override {
+    for (auto& c : children_) c->Add(row, doc, emit);
   }
   std::vector<TextHit> Finish() override {
     std::vector<std::vector<TextHit>> results;
@@ -483,7 +483,34 @@ Result<std::unique_ptr<TextIndex::FlatScorer>> TextIndexImpl::MakeFlatScorer(con
                                                         num_docs_, total_tokens_, query));
 }
 
+// Scores without an index: every document is a flat one, so the statistics are exactly
+// those an index over the same rows would hold.
+Result<std::unique_ptr<TextIndex::FlatScorer>> MakeIndexFreeScorer(const TextQuery& query,
+                                                                   const fts::IndexParams& params) {
+  if (!query.clauses.empty()) {
+    std::vector<std::unique_ptr<TextIndex::FlatScorer>> children;
+    for (const TextClause& c : query.clauses) {
+      ASSIGN_OR_RETURN(std::unique_ptr<TextIndex::FlatScorer> child, MakeIndexFreeScorer(c.query, params));
+      children.push_back(std::move(child));
+    }
+    return std::unique_ptr<TextIndex::FlatScorer>(
+        new BooleanFlatScorer(query.clauses, std::move(children), query.boost));
+  }
+  if (query.fuzzy) return Status::InvalidArgument("a fuzzy query needs a full-text index (its terms to expand to)");
+  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(params.tokenizer));
+  std::vector<QueryToken> tokens = QueryTokens(query, params.tokenizer, *tokenizer);
+  std::vector<uint64_t> docs_with(tokens.size(), 0);
+  return std::unique_ptr<TextIndex::FlatScorer>(
+      new FlatScorerImpl(std::move(tokenizer), std::move(tokens), std::move(docs_with), 0, 0, query));
+}
+
 }  // namespace
+
+Result<std::unique_ptr<TextIndex::FlatScorer>> MakeFlatTextScorer(const TextQuery& query,
+                                                                  const std::map<std::string, std::string>& params) {
+  ASSIGN_OR_RETURN(fts::IndexParams parsed, fts::ParamsFromOptions(params));
+  return MakeIndexFreeScorer(query, parsed);
+}
 
 Result<std::shared_ptr<const TextIndex>> TextIndex::Open(const table::Dataset& dataset,
                                                          const table::IndexMetadata& index) {

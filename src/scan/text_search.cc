@@ -9,6 +9,7 @@
 #include <set>
 
 #include "scan/index_plan.h"
+#include "scan/row_sets.h"
 #include "util/array_builder.h"
 
 namespace lancet::scan {
@@ -32,8 +33,19 @@ Result<const Field*> ResolveTextColumn(const table::Dataset& dataset, const std:
     return Status::InvalidArgument(dataset.uri() + ": several columns have a full-text index: name the one to search");
   }
   if (ids.empty()) {
-    return Status::InvalidArgument(
-        "Cannot perform full text search unless an INVERTED index has been created on at least one column");
+    // No index: the only string column is searched by a flat scan.
+    const Field* only = nullptr;
+    for (const Field& f : schema.fields) {
+      if (f.type.id != TypeId::kUtf8 && f.type.id != TypeId::kLargeUtf8) continue;
+      if (only) {
+        return Status::InvalidArgument(dataset.uri() +
+                                       ": no column has a full-text index and several are strings: name the one "
+                                       "to search");
+      }
+      only = &f;
+    }
+    if (!only) return Status::InvalidArgument(dataset.uri() + ": no string column to search");
+    return only;
   }
   for (const Field& f : schema.fields) {
     if (f.id == *ids.begin()) return &f;
@@ -54,12 +66,10 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
     return Status::InvalidArgument(dataset.uri() + ": column '" + field->name + "' is " + field->type.ToString() +
                                    ", not a string column");
   }
-  ASSIGN_OR_RETURN(std::optional<SegmentPlan> plan, PlanSegments(dataset, *field, index::IsTextIndex));
-  if (!plan) {
-    return Status::InvalidArgument(
-        "Cannot perform full text search unless an INVERTED index has been created on at least one column (column '" +
-        field->name + "' has none)");
-  }
+  ASSIGN_OR_RETURN(std::optional<SegmentPlan> found_plan, PlanSegments(dataset, *field, index::IsTextIndex));
+  // Without an index every fragment is scanned and scored as an index over them would.
+  const SegmentPlan no_index;
+  const SegmentPlan* plan = found_plan ? &*found_plan : &no_index;
   std::vector<std::shared_ptr<const index::TextIndex>> opened;
   for (const table::IndexMetadata& m : plan->segments) {
     ASSIGN_OR_RETURN(auto seg, TextSegments::Get().Open(dataset, m));
@@ -78,11 +88,22 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
     }
   }
   if (!flat_fragments.empty()) {
-    ASSIGN_OR_RETURN(std::unique_ptr<index::TextIndex::FlatScorer> scorer,
-                     opened.front()->MakeFlatScorer(request.query));
+    std::unique_ptr<index::TextIndex::FlatScorer> scorer;
+    // Without an index every row counts in the statistics, as in an index, and the filter
+    // only picks the rows scored; with one, the reference scores scanned (filtered) rows.
+    std::optional<Roaring64Map> passing;
+    if (opened.empty()) {
+      ASSIGN_OR_RETURN(scorer, index::MakeFlatTextScorer(request.query, request.params));
+      if (!options.filter.empty()) {
+        const std::set<uint64_t> all(flat_fragments.begin(), flat_fragments.end());
+        ASSIGN_OR_RETURN(passing, AllowedRows(dataset, all, options.filter));
+      }
+    } else {
+      ASSIGN_OR_RETURN(scorer, opened.front()->MakeFlatScorer(request.query));
+    }
     table::ScanOptions scan;
     scan.columns = {field->name};
-    scan.filter = options.filter;
+    scan.filter = passing ? "" : options.filter;
     scan.fragment_ids = flat_fragments;
     scan.with_row_id = true;
     scan.io_parallelism = options.io_parallelism;
@@ -93,7 +114,7 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
       const Array& text = batch->columns[0];
       const uint64_t* rows = batch->columns[1].values<uint64_t>();
       for (int64_t i = 0; i < batch->num_rows; ++i) {
-        if (!text.IsNull(i)) scorer->Add(rows[i], text.GetView(i));
+        if (!text.IsNull(i)) scorer->Add(rows[i], text.GetView(i), !passing || passing->contains(rows[i]));
       }
     }
     for (const index::TextHit& h : scorer->Finish()) found.push_back({h.score, h.row});
@@ -105,7 +126,7 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
   found.resize(keep);
   if (explain) {
     explain->column = field->name;
-    explain->index = plan->name + "(Inverted)";
+    explain->index = found_plan ? plan->name + "(Inverted)" : "";
     explain->indexed_fragments.assign(plan->covered.begin(), plan->covered.end());
     explain->flat_fragments = flat_fragments;
     explain->filter = options.filter;

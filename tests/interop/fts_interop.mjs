@@ -7,8 +7,9 @@
 // --text` on either table and the reference on Lancet's index must return the rows and
 // BM25 scores the reference returns on its own index (scores within 1e-5 relative, rows
 // equal up to ties); the reference's plan must show MatchQuery on Lancet's index. Then
-// the same after deletions, with filters, phrases (indexes with positions) and an
-// appended fragment no index covers. Prints PASS/FAIL lines; exits 0 only if all pass.
+// the same after deletions, with filters, phrases (indexes with positions), fuzzy and
+// boolean queries, seven partitions, an appended fragment no index covers, optimize,
+// Lancet's flat scan of a table without index, and hybrid (RRF) search. Prints PASS/FAIL lines; exits 0 only if all pass.
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -40,7 +41,7 @@ const db = await lancedb.connect(work);
 
 // Reference-indexed tables (default params; with positions) and Lancet-indexed twins.
 const tables = {};
-for (const name of ["ref", "refpos", "ours", "ourspos", "oursparts"]) {
+for (const name of ["ref", "refpos", "ours", "ourspos", "oursparts", "plain"]) {
   tables[name] = await db.createTable(name, rows(0, docs));
 }
 let t0 = Date.now();
@@ -155,6 +156,16 @@ async function checkAll(label, cases, refName, ourName) {
 }
 
 await checkAll("match", queries, "ref", "ours");
+// Without any index (the reference refuses), Lancet's flat scan is the ground truth: the
+// reference's scores on its index.
+for (const c of queries.filter((x) => !x.where).slice(0, 10)) {
+  try {
+    const d = compare(lancetSearch("plain", c), await peerSearch(tables.ref, c));
+    report(!d, `lancet's flat scan (no index) equals the reference's index: ${JSON.stringify(c)}`, d);
+  } catch (e) {
+    report(false, `flat ${JSON.stringify(c)}`, e.message.split("\n")[0]);
+  }
+}
 await checkAll("fuzzy", fuzzy, "ref", "ours");
 await checkAll("boolean", booleans, "ref", "ours");
 await checkAll("phrase", phrases, "refpos", "ourspos");

@@ -102,12 +102,20 @@ class TextIndex {
   class FlatScorer {
    public:
     virtual ~FlatScorer() = default;
-    /// Tokenizes one document (row `row`) and records it.
-    virtual void Add(uint64_t row, std::string_view doc) = 0;
+    /// Tokenizes one document (row `row`) and counts it in the statistics; it is scored
+    /// only when `emit` (a row a filter drops still counts, as in an index).
+    virtual void Add(uint64_t row, std::string_view doc, bool emit = true) = 0;
     /// The matching documents added so far with their scores (unordered).
     virtual std::vector<TextHit> Finish() = 0;
   };
   virtual Result<std::unique_ptr<FlatScorer>> MakeFlatScorer(const TextQuery& query) const = 0;
 };
+
+/// \brief Scores documents with no index at all: tokenized with `params` (the index
+/// params of CreateTextIndexOptions; default the reference's), BM25 statistics over
+/// every added document — the scores an index over the same rows would give.
+/// InvalidArgument for a fuzzy query (it expands to an index's terms).
+Result<std::unique_ptr<TextIndex::FlatScorer>> MakeFlatTextScorer(
+    const TextQuery& query, const std::map<std::string, std::string>& params = {});
 
 }  // namespace lancet::index

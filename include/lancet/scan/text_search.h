@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct TextSearchRequest {
   std::string column;
   index::TextQuery query;
   uint32_t k = 10;  // rows returned (after `ScanOptions::offset` skipped rows)
+  /// Without an index on the column: the tokenizer settings of the flat scan (the index
+  /// params of CreateTextIndexOptions; default the reference's).
+  std::map<std::string, std::string> params;
 };
 
 /// What TextSearch did (`lancet search --text ... --explain`).
@@ -34,10 +38,12 @@ struct TextSearchExplain {
 /// \brief The `request.k` rows of best BM25 score (`_score`, float32, after the projected
 /// columns; `_rowid`/`_rowaddr` after it when asked), best first, ties by row id.
 ///
-/// The column needs a full-text index (as the reference requires); fragments it does not
-/// cover are tokenized and scored at query time; deleted rows never appear;
-/// `options.filter` selects the rows searched. InvalidArgument for a column without an
-/// index or a phrase on an index without positions.
+/// Fragments the column's full-text index does not cover are tokenized and scored at
+/// query time; deleted rows never appear; `options.filter` selects the rows searched.
+/// Without an index (where the reference refuses) every row is scanned and scored with
+/// statistics over them all: the scores an index would give, the ground truth for it.
+/// InvalidArgument for a phrase on an index without positions, or a fuzzy query without
+/// an index.
 Result<std::unique_ptr<RecordBatchReader>> TextSearch(const table::Dataset& dataset, const table::ScanOptions& options,
                                                       const TextSearchRequest& request,
                                                       TextSearchExplain* explain = nullptr);
