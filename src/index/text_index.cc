@@ -212,6 +212,19 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
     terms.push_back({q, static_cast<uint32_t>(*id), std::move(postings)});
   }
   if (terms.empty()) return Status::OK();
+  // Positions are read before any score accumulates: nothing may fail once the
+  // accumulator is dirty.
+  std::vector<std::vector<std::vector<uint32_t>>> positions;
+  if (phrase) {
+    if (!part.positions) {
+      return Status::InvalidArgument(
+          "position is not found but required for phrase queries, try recreating the index with position");
+    }
+    for (const Term& term : terms) {
+      ASSIGN_OR_RETURN(auto pos, ReadTermPositions(part, term.id, term.postings->freqs));
+      positions.push_back(std::move(pos));
+    }
+  }
   const size_t num_docs = part.rows.size();
   // Scores accumulate in an array that is all zeros between queries: reading a doc's
   // score back clears it, so no query pays to clear num_docs floats.
@@ -228,17 +241,6 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
     for (size_t i = 0; i < n; ++i) scores[docs[i]] += w * weights[i];
     if (all) {
       for (size_t i = 0; i < n; ++i) ++hits[docs[i]];
-    }
-  }
-  std::vector<std::vector<std::vector<uint32_t>>> positions;
-  if (phrase) {
-    if (!part.positions) {
-      return Status::InvalidArgument(
-          "position is not found but required for phrase queries, try recreating the index with position");
-    }
-    for (const Term& term : terms) {
-      ASSIGN_OR_RETURN(auto pos, ReadTermPositions(part, term.id, term.postings->freqs));
-      positions.push_back(std::move(pos));
     }
   }
   std::vector<const std::vector<uint32_t>*> doc_positions(terms.size());
