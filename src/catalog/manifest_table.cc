@@ -148,7 +148,7 @@ Schema ManifestSchema() {
   schema.fields.push_back(MakeField("object_type", MakeType(TypeId::kUtf8), false));
   schema.fields.push_back(MakeField("location", MakeType(TypeId::kUtf8)));
   schema.fields.push_back(MakeField("metadata", MakeType(TypeId::kUtf8)));
-  schema.fields.push_back(MakeField("base_objects", ListOf(MakeField("item", MakeType(TypeId::kUtf8)))));
+  schema.fields.push_back(MakeField("base_objects", ListOf(MakeField("object_id", MakeType(TypeId::kUtf8)))));
   return schema;
 }
 
