@@ -897,6 +897,17 @@ class ConstantReader final : public PageReader {
       scalar_buffer_ = true;
       return Status::OK();
     }
+    if (!inline_value_ && src_.buffers.size() == 3) {
+      // A value that repeats between nulls (lance 12, e.g. the only non-null string of
+      // a column): [the value as a one-value array, rep, def].
+      scalar_buffer_ = src_.buffers[0].length > 0;
+      if (src_.buffers[1].length > 0) rep_buffer_ = 1;
+      if (src_.buffers[2].length > 0) def_buffer_ = 2;
+      if ((rep_buffer_ >= 0) != (levels_.max_rep > 0) && src_.num_rows > 0) {
+        return Corrupt("repetition levels present iff the layers contain lists");
+      }
+      return Status::OK();
+    }
     // 2.1 (AllNullLayout) and 2.2 both put rep in buffer 0 and def in buffer 1.
     if (src_.buffers.size() >= 1 && src_.buffers[0].length > 0) rep_buffer_ = 0;
     if (src_.buffers.size() >= 2 && src_.buffers[1].length > 0) def_buffer_ = 1;

@@ -1,5 +1,7 @@
 #include "lancet/cli_common.h"
 
+#include "lancet/catalog/namespace.h"
+
 #include "lancet/table/branch.h"
 
 #include <CLI/CLI.hpp>
@@ -73,7 +75,22 @@ Status SetStorageOptions(const std::vector<std::string>& pairs) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, const VersionSelector& selector) {
+std::string& GlobalNamespace() {
+  static std::string uri;
+  return uri;
+}
+
+Result<std::string> ResolveDatasetPath(const std::string& path) {
+  if (GlobalNamespace().empty()) return path;
+  ASSIGN_OR_RETURN(std::unique_ptr<catalog::Namespace> ns, catalog::OpenNamespace(GlobalNamespace()));
+  auto info = ns->DescribeTable(catalog::SplitId(path, "."));
+  if (!info.ok())
+    return Status(info.status().code(), "namespace " + GlobalNamespace() + ": " + info.status().message());
+  return info->location;
+}
+
+Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& id_or_path, const VersionSelector& selector) {
+  ASSIGN_OR_RETURN(const std::string path, ResolveDatasetPath(id_or_path));
   table::OpenOptions options;
   options.storage_options = GlobalStorageOptions();
   options.version = selector.version;

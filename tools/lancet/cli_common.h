@@ -64,7 +64,15 @@ struct VersionSelector {
   void AddOptions(CLI::App& app);
 };
 
-/// Opens `path` at the selected version.
+/// The namespace given with --namespace URI (empty: none). With one, dataset arguments
+/// are dotted table ids (`ns1.ns2.table`) resolved through it.
+std::string& GlobalNamespace();
+/// The dataset location of `path`: `path` itself without --namespace, else the location
+/// the namespace gives for the dotted table id `path`.
+Result<std::string> ResolveDatasetPath(const std::string& path);
+
+/// Opens `path` (a directory or URI, or a table id with --namespace) at the selected
+/// version.
 Result<std::unique_ptr<table::Dataset>> OpenDataset(const std::string& path, const VersionSelector& selector);
 
 /// InvalidArgument naming the first of `columns` that is not a top-level field of

@@ -25,6 +25,11 @@ int RunMain(int argc, char** argv) {
                  "repeatable; the AWS_* environment fills in the rest")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
+  app.add_option("--namespace", GlobalNamespace(),
+                 "Namespace root (a directory or file:// URI): dataset arguments are then dotted table ids "
+                 "(ns1.ns2.table); the ns commands work on it")
+      ->type_name("URI")
+      ->allow_extra_args(false);
   app.fallthrough();
   std::vector<Command> commands = {
       AddInfoCommand(app),        AddScanCommand(app),         AddTakeCommand(app),         AddBlobCommand(app),
@@ -37,8 +42,10 @@ int RunMain(int argc, char** argv) {
   commands.push_back(AddCloneCommand(app));
   commands.push_back(AddIndexCommand(app));
   commands.push_back(AddSearchCommand(app));
+  commands.push_back(AddNsCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
-  GlobalBranch().clear();  // RunMain may run more than once in a process (tests)
+  GlobalBranch().clear();
+  GlobalNamespace().clear();  // RunMain may run more than once in a process (tests)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

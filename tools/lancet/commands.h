@@ -49,5 +49,8 @@ Command AddBranchCommand(CLI::App& root);
 Command AddSearchCommand(CLI::App& root);
 /// `clone SRC DST [--version N | --tag T] [--deep]`.
 Command AddCloneCommand(CLI::App& root);
+/// `ns list|create|describe|drop|tables|register|deregister|drop-table`: the catalog
+/// at --namespace URI.
+Command AddNsCommand(CLI::App& root);
 
 }  // namespace lancet::cli
