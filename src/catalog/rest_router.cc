@@ -160,8 +160,8 @@ Result<Query> ParseQuery(std::string_view raw) {
   return out;
 }
 
-Status ValidateId(const Id& id) {
-  for (const std::string& part : id) RETURN_IF_ERROR(ValidateName(part));
+Status ValidateWireId(const Id& id) {
+  for (const std::string& part : id) RETURN_IF_ERROR(ValidateWireName(part));
   return Status::OK();
 }
 
@@ -228,12 +228,12 @@ struct Call {
 
 }  // namespace
 
-Status ValidateName(std::string_view name) {
+Status ValidateWireName(std::string_view name) {
   auto bad = [&](std::string why) {
     return NamespaceError(ErrorCode::kInvalidInput, "invalid name '" + Clip(name) + "': " + why);
   };
   if (name.empty()) return bad("empty");
-  if (name.size() > 255) return bad("longer than 255 bytes");
+  if (name.size() > 200) return bad("longer than 200 bytes");
   if (name == "." || name == "..") return bad("a relative path component");
   for (const char c : name) {
     const auto u = static_cast<unsigned char>(c);
@@ -463,7 +463,7 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
       }
     }
   }
-  if (Status st = ValidateId(call.id); !st.ok()) return FailStatus(st);
+  if (Status st = ValidateWireId(call.id); !st.ok()) return FailStatus(st);
 
   PageRequest page;
   if (is_list) {
@@ -593,12 +593,12 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
   if (call.action == "rename") {
     auto new_name = StringField(body, "new_table_name");
     if (!new_name.ok()) return FailStatus(new_name.status());
-    if (Status st = ValidateName(*new_name); !st.ok()) return FailStatus(st);
+    if (Status st = ValidateWireName(*new_name); !st.ok()) return FailStatus(st);
     Id new_namespace = parent;
     if (auto it = body.find("new_namespace_id"); it != body.end() && !it->is_null()) {
       auto ns_id = IdFromJson(*it, "new_namespace_id");
       if (!ns_id.ok()) return FailStatus(ns_id.status());
-      if (Status st = ValidateId(*ns_id); !st.ok()) return FailStatus(st);
+      if (Status st = ValidateWireId(*ns_id); !st.ok()) return FailStatus(st);
       new_namespace = std::move(*ns_id);
     }
     if (Status st = ns_->RenameTable(call.id, new_namespace, *new_name); !st.ok()) return FailStatus(st);

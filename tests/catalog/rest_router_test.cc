@@ -361,14 +361,14 @@ TEST_F(RestRouterTest, HttpStatusesOfCodes) {
 
 TEST(ValidateNameTest, Names) {
   for (const char* ok : {"t1", "a b", "t-1.x", "\xC3\xBC", ".hidden", "a..b", "UPPER_case"}) {
-    EXPECT_TRUE(ValidateName(ok).ok()) << ok;
+    EXPECT_TRUE(ValidateWireName(ok).ok()) << ok;
   }
   for (std::string bad : {"", ".", "..", "a/b", "a\\b", "a%2e", "a$b", "a\tb", "\x7F", "\xC3", "\xC0\xAF"}) {
-    Status st = ValidateName(bad);
+    Status st = ValidateWireName(bad);
     EXPECT_FALSE(st.ok()) << bad;
     EXPECT_EQ(ErrorCodeOf(st), ErrorCode::kInvalidInput) << bad;
   }
-  EXPECT_FALSE(ValidateName(std::string("a\0b", 3)).ok());
+  EXPECT_FALSE(ValidateWireName(std::string("a\0b", 3)).ok());
 }
 
 TEST(PercentDecodeTest, Decodes) {

@@ -60,10 +60,12 @@ class RestRouter {
   std::string canonical_root_;  // location_root with symlinks resolved ("" when unset)
 };
 
-/// OK if `name` can be one part of a namespace or table id: 1..255 bytes of valid
-/// UTF-8 with no '/', '\\', '%', '$', NUL or other control character, and not "." or
-/// "..". Otherwise InvalidInput (code 13) saying why.
-Status ValidateName(std::string_view name);
+/// OK if `name`, as decoded from a request, can be one part of a namespace or table id:
+/// the catalog's name rules (not empty, not "." or "..", no '/', '\\', '$', NUL or other
+/// control character, bounded length) plus the wire's: valid UTF-8 and no '%' (names are
+/// decoded once; one still holding an escape was encoded twice). Otherwise InvalidInput
+/// (code 13) saying why.
+Status ValidateWireName(std::string_view name);
 
 /// Decodes `%XX` escapes and, when `plus_is_space`, '+' as a space (the client writes
 /// spaces in path segments as '+'). A '%' not followed by two hex digits is an error.
