@@ -37,6 +37,7 @@ int RunMain(int argc, char** argv) {
   commands.push_back(AddCloneCommand(app));
   commands.push_back(AddIndexCommand(app));
   commands.push_back(AddSearchCommand(app));
+  commands.push_back(AddServeCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
   GlobalBranch().clear();  // RunMain may run more than once in a process (tests)
   try {

@@ -49,5 +49,8 @@ Command AddBranchCommand(CLI::App& root);
 Command AddSearchCommand(CLI::App& root);
 /// `clone SRC DST [--version N | --tag T] [--deep]`.
 Command AddCloneCommand(CLI::App& root);
+/// `serve --root DIR [--host H] [--port N] [--token-file F] [--tls-cert F --tls-key F]`:
+/// the REST namespace server over a directory namespace.
+Command AddServeCommand(CLI::App& root);
 
 }  // namespace lancet::cli
