@@ -1,5 +1,7 @@
 #include "lancet/catalog/rest_router.h"
 
+#include "catalog/rest_data.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -398,6 +400,113 @@ Result<Call> ParseCall(const RestRequest& request) {
   return call;
 }
 
+// A non-negative integer field of the body or, failing that, of the query.
+Result<std::optional<uint64_t>> UintParam(const Call& call, const char* name) {
+  if (auto it = call.body.find(name); it != call.body.end() && !it->is_null()) {
+    if (!it->is_number_unsigned()) {
+      return NamespaceError(ErrorCode::kInvalidInput, std::string(name) + " must be a non-negative integer");
+    }
+    return std::optional<uint64_t>(it->get<uint64_t>());
+  }
+  if (auto it = call.query.find(name); it != call.query.end() && !it->second.empty()) {
+    uint64_t v = 0;
+    const char* b = it->second.data();
+    const char* e = b + it->second.size();
+    auto [ptr, ec] = std::from_chars(b, e, v);
+    if (ec != std::errc() || ptr != e) {
+      return NamespaceError(ErrorCode::kInvalidInput, std::string(name) + " must be a non-negative integer");
+    }
+    return std::optional<uint64_t>(v);
+  }
+  return std::optional<uint64_t>();
+}
+
+// count_rows, query and insert: on the dataset at the table's (checked) location.
+RestResponse HandleData(Namespace& ns, const std::string& root, const Call& call, const RestRequest& request) {
+  auto info = ns.DescribeTable(call.id);
+  if (!info.ok()) return FailStatus(info.status());
+  if (Status st = CheckInside(info->location, root); !st.ok()) return FailStatus(st);
+  // Relative (registered) locations are under the root.
+  std::string location = info->location;
+  if (!root.empty()) {
+    auto local = LocalPath(info->location, root);
+    if (!local.ok()) return FailStatus(local.status());
+    location = local->string();
+  }
+  auto version = UintParam(call, "version");
+  if (!version.ok()) return FailStatus(version.status());
+
+  if (call.action == "count_rows") {
+    auto predicate = StringField(call.body, "predicate");
+    if (!predicate.ok()) return FailStatus(predicate.status());
+    std::string filter = *predicate;
+    if (auto it = call.query.find("predicate"); filter.empty() && it != call.query.end()) filter = it->second;
+    auto rows = internal::CountTableRows(location, *version, filter);
+    if (!rows.ok()) return FailStatus(rows.status());
+    return JsonResponse(200, Json(*rows));  // the spec's bare integer
+  }
+
+  if (call.action == "query") {
+    const Json& body = call.body;
+    if (auto it = body.find("vector"); it != body.end() && !it->is_null() && !(it->is_array() && it->empty())) {
+      return Fail(0, "vector search is not supported over REST yet; send a query without `vector`");
+    }
+    if (auto it = body.find("full_text_query"); it != body.end() && !it->is_null()) {
+      return Fail(0, "full-text search is not supported over REST yet");
+    }
+    internal::TableQuery q;
+    q.version = *version;
+    auto filter = StringField(body, "filter");
+    if (!filter.ok()) return FailStatus(filter.status());
+    q.filter = *filter;
+    // `columns`: a list of names, or (newer spec) {"column_names": [...]}.
+    if (auto it = body.find("columns"); it != body.end() && !it->is_null()) {
+      const Json* names = &*it;
+      if (it->is_object()) {
+        auto n = it->find("column_names");
+        if (n == it->end()) return FailInput("columns needs column_names");
+        names = &*n;
+      }
+      auto list = IdFromJson(*names, "columns");
+      if (!list.ok()) return FailStatus(list.status());
+      q.columns = std::move(*list);
+    }
+    auto k = UintParam(call, "k");
+    if (!k.ok()) return FailStatus(k.status());
+    auto limit = UintParam(call, "limit");
+    if (!limit.ok()) return FailStatus(limit.status());
+    q.limit = k->has_value() ? *k : *limit;
+    auto offset = UintParam(call, "offset");
+    if (!offset.ok()) return FailStatus(offset.status());
+    q.offset = offset->value_or(0);
+    if (auto it = body.find("with_row_id"); it != body.end() && !it->is_null()) {
+      if (!it->is_boolean()) return FailInput("with_row_id must be a boolean");
+      q.with_row_id = it->get<bool>();
+    }
+    auto stream = internal::QueryTable(location, q);
+    if (!stream.ok()) return FailStatus(stream.status());
+    RestResponse r;
+    r.status = 200;
+    r.content_type = "application/vnd.apache.arrow.stream";
+    r.stream = std::move(*stream);
+    return r;
+  }
+
+  // insert: the body is the Arrow IPC stream; `mode` Append (default) or Overwrite.
+  bool overwrite = false;
+  if (auto it = call.query.find("mode"); it != call.query.end()) {
+    const std::string m = ModeKey(it->second);
+    if (m == "overwrite") {
+      overwrite = true;
+    } else if (!m.empty() && m != "append") {
+      return FailInput("unknown insert mode '" + Clip(it->second) + "'");
+    }
+  }
+  auto inserted = internal::InsertIntoTable(location, request.body, overwrite);
+  if (!inserted.ok()) return FailStatus(inserted.status());
+  return JsonResponse(200, Json{{"num_inserted_rows", inserted->rows}, {"version", inserted->version}});
+}
+
 }  // namespace
 
 RestResponse RestRouter::Handle(const RestRequest& request) const {
@@ -431,15 +540,19 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
   Call& call = *parsed;
 
   const bool is_list = call.action == "list";
+  // count_rows: GET in the reference's client, POST in the spec.
+  const bool either = call.object == Object::kTable && call.action == "count_rows";
   const std::string want_method = is_list ? "GET" : "POST";
-  if (request.method != want_method) {
+  if (request.method != want_method && !(either && request.method == "GET")) {
     return Fail(0, "method " + Clip(request.method) + " not allowed here; use " + want_method, 405);
   }
+  // insert's body is an Arrow IPC stream, not JSON.
+  const bool json_body = !is_list && request.method == "POST" && call.action != "insert";
 
   // The body: a JSON object, or nothing (drop has none in the spec; the client sends
   // `null` for some routes).
   call.body = Json::object();
-  if (!is_list) {
+  if (json_body) {
     const bool blank = std::all_of(request.body.begin(), request.body.end(),
                                    [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
     if (!blank) {
@@ -565,6 +678,15 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
     if (auto it = call.query.find("check_declared"); it != call.query.end() && Lower(it->second) == "true") {
       out["is_only_declared"] = result->only_declared;
     }
+    if (auto it = call.query.find("load_detailed_metadata"); it != call.query.end() && Lower(it->second) == "true") {
+      auto local = canonical_root_.empty() ? Result<fs::path>(fs::path(result->location))
+                                           : LocalPath(result->location, canonical_root_);
+      if (!local.ok()) return FailStatus(local.status());
+      auto detail = internal::DescribeTableData(local->string());
+      if (!detail.ok()) return FailStatus(detail.status());
+      out["version"] = detail->first;
+      out["schema"] = Json::parse(detail->second);
+    }
     return JsonResponse(200, out);
   }
   if (call.action == "exists") {
@@ -603,6 +725,9 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
     }
     if (Status st = ns_->RenameTable(call.id, new_namespace, *new_name); !st.ok()) return FailStatus(st);
     return JsonResponse(200, Json::object());
+  }
+  if (call.action == "count_rows" || call.action == "query" || call.action == "insert") {
+    return HandleData(*ns_, canonical_root_, call, request);
   }
   return Fail(0, "table action '" + Clip(call.action) + "' is not supported", 404);
 }

@@ -11,6 +11,10 @@
 #include <random>
 
 #include "catalog/memory_namespace.h"
+#include "format/ipc_reader.h"
+#include "format/ipc_writer.h"
+#include "lancet/table/write.h"
+#include "util/array_json.h"
 
 namespace lancet::catalog {
 namespace {
@@ -357,6 +361,112 @@ TEST_F(RestRouterTest, HttpStatusesOfCodes) {
   EXPECT_EQ(HttpStatusForCode(18), 500);
   EXPECT_EQ(HttpStatusForCode(21), 429);
   EXPECT_EQ(HttpStatusForCode(99), 500);
+}
+
+Field Col(const std::string& name, TypeId type) {
+  Field f;
+  f.name = name;
+  f.type = MakeType(type);
+  return f;
+}
+
+// Rows {id int64, name utf8} for the data routes.
+RecordBatch Rows(const std::string& ids, const std::string& names) {
+  Schema schema;
+  schema.fields = {Col("id", TypeId::kInt64), Col("name", TypeId::kUtf8)};
+  auto id = ArrayFromJson(schema.fields[0].type, ids);
+  auto name = ArrayFromJson(schema.fields[1].type, names);
+  EXPECT_TRUE(id.ok() && name.ok());
+  return RecordBatch{schema, static_cast<int64_t>(id->length), {*id, *name}};
+}
+
+// A streamed answer gathered into one string.
+std::string Drain(const RestResponse& r) {
+  std::string out;
+  EXPECT_TRUE(r.stream) << r.body;
+  if (r.stream) {
+    EXPECT_TRUE(r.stream([&](std::string_view chunk) { return out.append(chunk), true; }));
+  }
+  return out;
+}
+
+TEST_F(RestRouterTest, DataRoutes) {
+  const RecordBatch rows = Rows("[1, 2, 3]", R"(["a", "b", null])");
+  ASSERT_TRUE(table::WriteDataset(root_ + "/d.lance", rows.schema, {rows}).ok());
+  ASSERT_EQ(Post("/v1/table/d/register", R"({"location":"d.lance"})").status, 200);
+
+  // count_rows: POST (spec) and GET (the reference's client), a bare integer.
+  RestResponse r = Post("/v1/table/d/count_rows", R"({"id":["d"]})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, "3");
+  EXPECT_EQ(Post("/v1/table/d/count_rows", R"({"predicate":"id > 1"})").body, "2");
+  EXPECT_EQ(Get("/v1/table/d/count_rows", "predicate=id+%3E+2").body, "1");
+  ExpectError(Post("/v1/table/d/count_rows", R"({"predicate":"nope > 1"})"), 400, 13, "bad predicate");
+  ExpectError(Post("/v1/table/d/count_rows", R"({"version":-1})"), 400, 13, "negative version");
+  ExpectError(Post("/v1/table/d/count_rows", R"({"version":99})"), 404, 4, "missing version");
+  ExpectError(Post("/v1/table/zz/count_rows", "{}"), 404, 4, "missing table");
+  ASSERT_EQ(Post("/v1/table/e/declare", "{}").status, 201);
+  ExpectError(Post("/v1/table/e/count_rows", "{}"), 404, 4, "declared, no data");
+
+  // query: an Arrow IPC stream of what the scan gives.
+  r = Post("/v1/table/d/query", R"({"filter":"id > 1","columns":["name","id"],"k":10})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "application/vnd.apache.arrow.stream");
+  auto got = format::ReadIpcStreamData(Buffer::Copy(std::string_view(Drain(r))));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->schema.fields.size(), 2u);
+  EXPECT_EQ(got->schema.fields[0].name, "name");
+  int64_t n = 0;
+  for (const auto& b : got->batches) n += b.num_rows;
+  EXPECT_EQ(n, 2);
+  r = Post("/v1/table/d/query", R"({"columns":{"column_names":["id"]},"k":1,"offset":1,"with_row_id":true})");
+  got = format::ReadIpcStreamData(Buffer::Copy(std::string_view(Drain(r))));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->schema.fields.size(), 2u);  // id, _rowid
+  EXPECT_EQ(got->batches.at(0).num_rows, 1);
+  ExpectError(Post("/v1/table/d/query", R"({"filter":"id >"})"), 400, 13, "bad filter");
+  ExpectError(Post("/v1/table/d/query", R"({"columns":["nope"]})"), 400, 13, "bad column");
+  ExpectError(Post("/v1/table/d/query", R"({"vector":[1.0,2.0],"k":3})"), 406, 0, "vector search");
+  ExpectError(Post("/v1/table/d/query", R"({"k":"ten"})"), 400, 13, "k not a number");
+  // A client that goes away mid-stream stops the scan.
+  r = Post("/v1/table/d/query", "{}");
+  EXPECT_FALSE(r.stream([](std::string_view) { return false; }));
+
+  // insert: an Arrow IPC stream body, appended or overwriting.
+  const RecordBatch more = Rows("[4, 5]", R"(["d", "e"])");
+  auto ipc = format::WriteIpcStream(more.schema, {more});
+  ASSERT_TRUE(ipc.ok());
+  const std::string ipc_body(reinterpret_cast<const char*>((*ipc)->data()), (*ipc)->size());
+  r = Post("/v1/table/d/insert", ipc_body, "delimiter=%24&mode=Append");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["num_inserted_rows"], 2);
+  EXPECT_EQ(Body(r)["version"], 2);
+  EXPECT_EQ(Post("/v1/table/d/count_rows", "{}").body, "5");
+  EXPECT_EQ(Post("/v1/table/d/count_rows", R"({"version":1})").body, "3");
+  r = Post("/v1/table/d/insert", ipc_body, "mode=overwrite");
+  EXPECT_EQ(Body(r)["version"], 3);
+  EXPECT_EQ(Post("/v1/table/d/count_rows", "{}").body, "2");
+  ExpectError(Post("/v1/table/d/insert", "not arrow"), 400, 13, "not IPC");
+  ExpectError(Post("/v1/table/d/insert", ipc_body, "mode=merge"), 400, 13, "bad mode");
+  const RecordBatch other = Rows("[1]", R"(["x"])");
+  Schema wrong;
+  wrong.fields = {Col("other", TypeId::kInt64)};
+  auto bad = format::WriteIpcStream(wrong, {RecordBatch{wrong, 1, {other.columns[0]}}});
+  ExpectError(Post("/v1/table/d/insert", std::string(reinterpret_cast<const char*>((*bad)->data()), (*bad)->size())),
+              400, 13, "other schema");
+  // Into a table only declared: the first insert creates its data.
+  r = Post("/v1/table/e/insert", ipc_body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Post("/v1/table/e/count_rows", "{}").body, "2");
+  EXPECT_TRUE(fs::exists(dir_ / "wh" / "e.lance" / "_versions"));
+
+  // describe with load_detailed_metadata: version and schema.
+  r = Post("/v1/table/d/describe", "{}", "load_detailed_metadata=true");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["version"], 3);
+  EXPECT_EQ(Body(r)["schema"]["fields"][0]["name"], "id");
+  EXPECT_EQ(Body(r)["schema"]["fields"][0]["type"]["type"], "int64");
+  EXPECT_FALSE(Body(Post("/v1/table/d/describe", "{}")).contains("version"));
 }
 
 TEST(ValidateNameTest, Names) {

@@ -17,7 +17,7 @@ if (!lancet || !peerHome || !work) {
   process.exit(64);
 }
 const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
-const { lancedb } = loadPeer();
+const { arrow: A, lancedb } = loadPeer();
 
 let passed = 0;
 let failed = 0;
@@ -309,6 +309,29 @@ await step("17 the reference reads the warehouse directly", async () => {
   report(ns.namespaces.includes("ns1"), "17 connectNamespace(dir) lists the namespaces", JSON.stringify(ns));
   const n3 = await (await dir.openTable("t3", ["ns1", "sub"])).countRows();
   report(n3 === 2, "17 connectNamespace(dir) opens a nested table", String(n3));
+});
+
+// ---- beyond the reference client: the data routes a thin client uses, with Arrow JS
+// decoding the query's IPC stream and encoding the insert's.
+await step("18 data routes with Arrow JS", async () => {
+  const headers = { "x-api-key": TOKEN, "content-type": "application/json" };
+  const post = (route, body, query = "delimiter=%24", extra = {}) =>
+    fetch(`${uri}/v1/table/${route}?${query}`, { method: "POST", headers: { ...headers, ...extra }, body, signal: AbortSignal.timeout(30000) });
+  let res = await post("b/count_rows", JSON.stringify({ id: ["b"] }));
+  report(res.status === 200 && (await res.text()) === "1", "18 count_rows of b is 1");
+  const ipc = A.tableToIPC(A.tableFromArrays({ id: Float64Array.from([10, 11, 12]) }), "stream");
+  res = await post("b/insert", ipc, "delimiter=%24&mode=Append", { "content-type": "application/vnd.apache.arrow.stream" });
+  const ins = await res.json();
+  report(res.status === 200 && ins.num_inserted_rows === 3, "18 insert of an Arrow JS stream", JSON.stringify(ins));
+  const viaClient = await (await db.openTable("b")).countRows();
+  report(viaClient === 4, "18 the reference client counts the inserted rows", String(viaClient));
+  res = await post("b/query", JSON.stringify({ id: ["b"], filter: "id >= 11", columns: ["id"], k: 10 }));
+  report(res.headers.get("content-type") === "application/vnd.apache.arrow.stream", "18 query answers an Arrow IPC stream", res.headers.get("content-type"));
+  const table = A.tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+  const ids = table.getChild("id").toArray();
+  report(eq(Array.from(ids).sort(), [11, 12]), "18 Arrow JS decodes the query's rows", JSON.stringify(Array.from(ids)));
+  res = await post("b/query", JSON.stringify({ filter: "nope > 1" }));
+  report(res.status === 400 && (await res.json()).code === 13, "18 a bad filter is 400 code 13");
 });
 
 // ---- stop the server: SIGTERM, then it must exit on its own.

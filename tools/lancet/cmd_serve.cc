@@ -83,6 +83,17 @@ void Handle(const catalog::RestRouter& router, const httplib::Request& req, http
   catalog::RestResponse response = router.Handle(request);
   res.status = response.status;
   for (const auto& [k, v] : response.headers) res.set_header(k, v);
+  if (response.stream) {
+    // Chunked: the scan's batches go out as they are encoded. Returning false drops the
+    // connection, so a scan error mid-way is a truncated stream, never a short success.
+    auto stream = std::move(response.stream);
+    res.set_chunked_content_provider(response.content_type, [stream](size_t, httplib::DataSink& sink) {
+      const bool ok = stream([&sink](std::string_view chunk) { return sink.write(chunk.data(), chunk.size()); });
+      if (ok) sink.done();
+      return ok;
+    });
+    return;
+  }
   res.set_content(std::move(response.body), response.content_type);
 }
 

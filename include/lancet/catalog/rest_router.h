@@ -1,5 +1,6 @@
 // The REST namespace protocol (lance-namespace spec, as the reference's client speaks
-// it; docs: shared namespace-notes §2) on top of any catalog::Namespace, without a
+// it; docs: shared namespace-notes §2) on top of any catalog::Namespace, plus the
+// spec's data routes for thin clients (count_rows, query, insert), without a
 // transport: a request's method, raw path, raw query, headers and body in; a status,
 // content type and body out. `lancet serve` puts an HTTP server in front of it; tests
 // and the fuzzer call it directly.
@@ -7,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +34,11 @@ struct RestResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra response headers
+  /// Set for a streamed answer (a query's Arrow IPC stream); `body` is then unused. The
+  /// transport calls it once with a writer that sends a chunk and returns false once the
+  /// client is gone; it returns false when the output broke off, and the transport then
+  /// drops the connection so the client sees a truncated stream, not a short success.
+  std::function<bool(const std::function<bool(std::string_view)>& write)> stream;
 };
 
 struct RestRouterOptions {
