@@ -1,6 +1,7 @@
 #include "lancet/catalog/rest_router.h"
 
 #include "catalog/rest_data.h"
+#include "lancet/catalog/names.h"
 
 #include <nlohmann/json.hpp>
 
@@ -231,20 +232,14 @@ struct Call {
 }  // namespace
 
 Status ValidateWireName(std::string_view name) {
+  // The catalog's rules first (names.h: the one check every namespace shares), then
+  // what only a name that came over the wire can get wrong.
+  RETURN_IF_ERROR(ValidateName(name));
   auto bad = [&](std::string why) {
     return NamespaceError(ErrorCode::kInvalidInput, "invalid name '" + Clip(name) + "': " + why);
   };
-  if (name.empty()) return bad("empty");
-  if (name.size() > 200) return bad("longer than 200 bytes");
-  if (name == "." || name == "..") return bad("a relative path component");
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7F) return bad("a control character");
-    if (c == '/' || c == '\\') return bad("a path separator");
-    // Names never hold escapes: a decoded name with '%' is a double-encoded one.
-    if (c == '%') return bad("'%' (percent-encoded names are decoded once, not twice)");
-    if (c == '$') return bad("'$' (the id delimiter of the catalog)");
-  }
+  // Names never hold escapes: a decoded name with '%' was encoded twice.
+  if (name.find('%') != std::string_view::npos) return bad("'%' (names are percent-decoded once, not twice)");
   if (!ValidUtf8(name)) return bad("not valid UTF-8");
   return Status::OK();
 }

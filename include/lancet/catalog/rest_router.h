@@ -68,10 +68,9 @@ class RestRouter {
 };
 
 /// OK if `name`, as decoded from a request, can be one part of a namespace or table id:
-/// the catalog's name rules (not empty, not "." or "..", no '/', '\\', '$', NUL or other
-/// control character, bounded length) plus the wire's: valid UTF-8 and no '%' (names are
-/// decoded once; one still holding an escape was encoded twice). Otherwise InvalidInput
-/// (code 13) saying why.
+/// the catalog's ValidateName (names.h) plus the wire's rules: valid UTF-8 and no '%'
+/// (names are decoded once; one still holding an escape was encoded twice). Otherwise
+/// InvalidInput (code 13) saying why.
 Status ValidateWireName(std::string_view name);
 
 /// Decodes `%XX` escapes and, when `plus_is_space`, '+' as a space (the client writes
