@@ -24,7 +24,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcurl4-openssl-dev libssl-dev
+  libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
   git ca-certificates curl ccache time
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev zlib1g-dev
   libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev

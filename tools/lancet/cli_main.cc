@@ -43,6 +43,7 @@ int RunMain(int argc, char** argv) {
   commands.push_back(AddIndexCommand(app));
   commands.push_back(AddSearchCommand(app));
   commands.push_back(AddNsCommand(app));
+  commands.push_back(AddServeCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
   GlobalBranch().clear();
   GlobalNamespace().clear();  // RunMain may run more than once in a process (tests)

@@ -52,5 +52,8 @@ Command AddCloneCommand(CLI::App& root);
 /// `ns list|create|describe|drop|tables|register|deregister|drop-table`: the catalog
 /// at --namespace URI.
 Command AddNsCommand(CLI::App& root);
+/// `serve --root DIR [--host H] [--port N] [--token-file F] [--tls-cert F --tls-key F]`:
+/// the REST namespace server over a directory namespace.
+Command AddServeCommand(CLI::App& root);
 
 }  // namespace lancet::cli

@@ -1,0 +1,53 @@
+// The REST namespace's table data routes for thin clients (spec "non-standard"
+// operations): count_rows, query (an Arrow IPC stream out, written as the scan
+// produces it) and insert (an Arrow IPC stream in). The router resolves and checks the
+// table's location; these open the dataset there through the table and scan layers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lancet/result.h"
+
+namespace lancet::catalog::internal {
+
+/// Visible rows of the dataset at `location` (at `version` when given), or those
+/// `predicate` keeps.
+Result<uint64_t> CountTableRows(const std::string& location, std::optional<uint64_t> version,
+                                const std::string& predicate);
+
+struct TableQuery {
+  std::optional<uint64_t> version;
+  std::string filter;
+  std::vector<std::string> columns;  // empty: all
+  std::optional<uint64_t> limit;
+  uint64_t offset = 0;
+  bool with_row_id = false;
+};
+
+/// Writes chunks of the output; false once the client is gone.
+using ChunkWriter = std::function<bool(std::string_view)>;
+/// Sends the whole result through a ChunkWriter; false when the output broke off.
+using ResultStream = std::function<bool(const ChunkWriter&)>;
+
+/// Opens the scan (so a bad filter or column is an error before any byte is sent) and
+/// returns the stream that encodes its batches as an Arrow IPC stream, one batch in
+/// memory at a time.
+Result<ResultStream> QueryTable(const std::string& location, const TableQuery& query);
+
+struct InsertResult {
+  uint64_t rows = 0;
+  uint64_t version = 0;
+};
+/// Appends (or with `overwrite`, replaces) the rows of the Arrow IPC stream `ipc`;
+/// creates the dataset when only declared.
+Result<InsertResult> InsertIntoTable(const std::string& location, std::string_view ipc, bool overwrite);
+
+/// The dataset's latest (or `version`) version number and schema as the spec's JsonArrowSchema.
+Result<std::pair<uint64_t, std::string>> DescribeTableData(const std::string& location);
+
+}  // namespace lancet::catalog::internal
