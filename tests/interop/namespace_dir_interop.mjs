@@ -37,7 +37,11 @@ function run(args) {
   return r.stdout;
 }
 const lines = (text) => text.split("\n").filter(Boolean);
-const same = (a, b) => [JSON.stringify(a) === JSON.stringify(b), `got ${JSON.stringify(a)}, want ${JSON.stringify(b)}`];
+// Objects compare with their keys sorted: the reference returns properties in hash order.
+const canon = (v) =>
+  Array.isArray(v) ? v.map(canon)
+    : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v;
+const same = (a, b) => [JSON.stringify(canon(a)) === JSON.stringify(canon(b)), `got ${JSON.stringify(a)}, want ${JSON.stringify(b)}`];
 
 // Rows through NDJSON and `lancet import` into a location the namespace declared.
 const schemaFile = path.join(work, "schema.json");
