@@ -136,7 +136,10 @@ int ServeState::Run() const {
   server->new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
   server->set_read_timeout(timeout_sec, 0);
   server->set_write_timeout(timeout_sec, 0);
-  server->set_keep_alive_timeout(5);
+  // Small JSON answers must not wait for the client's delayed ACK (40 ms a request).
+  server->set_tcp_nodelay(true);
+  // An idle keep-alive connection holds a worker thread: let it go after a second.
+  server->set_keep_alive_timeout(1);
   server->set_keep_alive_max_count(1000);
   // Larger bodies are refused by httplib before they are read; the router repeats the
   // check with the spec's error body.
