@@ -299,16 +299,22 @@ Result<std::unique_ptr<DirectoryNamespace>> DirectoryNamespace::Open(const std::
   return Open(options);
 }
 
+// The last parts of the manifest rows of `type` directly below `parent`.
+template <typename Rows>
+std::set<std::string> ChildNames(const Rows& rows, const Id& parent, const std::string& type) {
+  const std::string prefix = JoinId(parent);
+  std::set<std::string> names;
+  for (const auto& [id, row] : rows) {
+    if (row.object_type == type && Parent(id) == prefix) names.insert(LastPart(id));
+  }
+  return names;
+}
+
 Result<Page> DirectoryNamespace::ListNamespaces(const Id& parent, const PageRequest& page) {
   RETURN_IF_ERROR(ValidateId(parent, true));
   ASSIGN_OR_RETURN(Impl::Snapshot snap, impl_->Load());
   RETURN_IF_ERROR(impl_->RequireNamespace(snap, parent));
-  const std::string prefix = JoinId(parent);
-  std::set<std::string> names;
-  for (const auto& [id, row] : snap.rows) {
-    if (row.object_type == kTypeNamespace && Parent(id) == prefix) names.insert(LastPart(id));
-  }
-  return MakePage(std::move(names), page);
+  return MakePage(ChildNames(snap.rows, parent, kTypeNamespace), page);
 }
 
 Result<Properties> DirectoryNamespace::CreateNamespace(const Id& id, CreateMode mode, const Properties& properties) {
@@ -398,11 +404,7 @@ Result<Page> DirectoryNamespace::ListTables(const Id& parent, const PageRequest&
   RETURN_IF_ERROR(ValidateId(parent, true));
   ASSIGN_OR_RETURN(Impl::Snapshot snap, impl_->Load());
   RETURN_IF_ERROR(impl_->RequireNamespace(snap, parent));
-  const std::string prefix = JoinId(parent);
-  std::set<std::string> names;
-  for (const auto& [id, row] : snap.rows) {
-    if (row.object_type == kTypeTable && Parent(id) == prefix) names.insert(LastPart(id));
-  }
+  std::set<std::string> names = ChildNames(snap.rows, parent, kTypeTable);
   if (parent.empty()) names.merge(impl_->V1Names(snap));
   return MakePage(std::move(names), page);
 }
