@@ -96,8 +96,12 @@ class PostingCache {
 
 class TextIndexImpl final : public TextIndex {
  public:
-  TextIndexImpl(fts::IndexParams params, std::vector<std::unique_ptr<TextPartition>> parts)
-      : params_(std::move(params)), parts_(std::move(parts)) {
+  TextIndexImpl(fts::IndexParams params, std::vector<std::unique_ptr<TextPartition>> parts,
+                std::unique_ptr<fts::Tokenizer> tokenizer, std::unique_ptr<fts::Tokenizer> fuzzy_tokenizer)
+      : params_(std::move(params)),
+        parts_(std::move(parts)),
+        tokenizer_(std::move(tokenizer)),
+        fuzzy_tokenizer_(std::move(fuzzy_tokenizer)) {
     for (const auto& p : parts_) {
       num_docs_ += p->rows.size();
       total_tokens_ += p->total_tokens;
@@ -124,7 +128,6 @@ class TextIndexImpl final : public TextIndex {
   float AvgDocLength() const {
     return num_docs_ == 0 ? 0.0f : static_cast<float>(total_tokens_) / static_cast<float>(num_docs_);
   }
-  const fts::IndexParams& params() const { return params_; }
 
  private:
   Result<std::shared_ptr<const TermPostings>> Postings(const TextPartition& part, uint32_t term) const {
@@ -159,6 +162,9 @@ class TextIndexImpl final : public TextIndex {
 
   fts::IndexParams params_;
   std::vector<std::unique_ptr<TextPartition>> parts_;
+  // Thread-safe; built once, as every query and flat scan tokenizes with them.
+  std::shared_ptr<const fts::Tokenizer> tokenizer_;
+  std::unique_ptr<fts::Tokenizer> fuzzy_tokenizer_;
   uint64_t num_docs_ = 0;
   uint64_t total_tokens_ = 0;
   mutable PostingCache cache_;
@@ -166,9 +172,7 @@ class TextIndexImpl final : public TextIndex {
 
 Result<std::vector<QueryToken>> TextIndexImpl::Tokens(const TextQuery& query) const {
   const bool fuzzy = query.fuzzy && !query.phrase && !IsQuotedPhrase(query.text);
-  const fts::TokenizerParams tp = fuzzy ? FuzzyTokenizerParams(params_.tokenizer) : params_.tokenizer;
-  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(tp));
-  std::vector<QueryToken> tokens = QueryTokens(query, tp, *tokenizer);
+  std::vector<QueryToken> tokens = QueryTokens(query, fuzzy ? *fuzzy_tokenizer_ : *tokenizer_);
   if (!fuzzy) return tokens;
   std::vector<QueryToken> expanded;
   std::set<std::string> seen;
@@ -234,7 +238,7 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
   if (all && hits.size() < num_docs) hits.resize(num_docs, 0);
   for (const Term& term : terms) {
     const TermPostings& p = *term.postings;
-    const float w = idf[term.query_index] * query.boost;
+    const float w = idf[term.query_index];
     const uint32_t* docs = p.doc_ids.data();
     const float* weights = p.weights.data();
     const size_t n = p.doc_ids.size();
@@ -247,18 +251,18 @@ Status TextIndexImpl::SearchPartition(const TextPartition& part, const TextQuery
   const uint16_t need = static_cast<uint16_t>(std::min<size_t>(terms.size(), UINT16_MAX));
   // Every doc with a score is met again in some list: its first meeting reads the score
   // (and hit count) and clears them, later meetings see zero.
+  // The boost applies after accumulation, so a zero boost cannot leave hit counts behind.
   for (const Term& term : terms) {
     for (uint32_t doc : term.postings->doc_ids) {
-      const float score = scores[doc];
-      if (score == 0.0f) continue;
+      const uint16_t count = all ? hits[doc] : 0;
+      if (scores[doc] == 0.0f && count == 0) continue;
+      const float score = scores[doc] * query.boost;
       scores[doc] = 0.0f;
-      uint16_t count = 0;
       if (all) {
-        count = hits[doc];
         hits[doc] = 0;
         if (count != need) continue;
       }
-      if (!top.Admits(score)) continue;
+      if (score == 0.0f || !top.Admits(score)) continue;
       const uint64_t row = part.rows[doc];
       if (allowed && !(*allowed)(row)) continue;
       if (phrase) {
@@ -311,9 +315,7 @@ std::vector<TextHit> CombineClauses(const std::vector<TextClause>& clauses,
 
 std::vector<TextHit> TopHits(std::vector<TextHit> hits, size_t k) {
   const size_t keep = std::min(k, hits.size());
-  std::partial_sort(
-      hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(),
-      [](const TextHit& a, const TextHit& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
+  std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(keep), hits.end(), TopK::Better);
   hits.resize(keep);
   return hits;
 }
@@ -353,7 +355,7 @@ Result<std::vector<TextHit>> TextIndexImpl::Search(const TextQuery& query, size_
 // scores them with statistics over the index's docs and all of them together.
 class FlatScorerImpl final : public TextIndex::FlatScorer {
  public:
-  FlatScorerImpl(std::unique_ptr<fts::Tokenizer> tokenizer, std::vector<QueryToken> tokens,
+  FlatScorerImpl(std::shared_ptr<const fts::Tokenizer> tokenizer, std::vector<QueryToken> tokens,
                  std::vector<uint64_t> index_docs_with, uint64_t index_docs, uint64_t index_tokens, TextQuery query)
       : tokenizer_(std::move(tokenizer)),
         tokens_(std::move(tokens)),
@@ -431,7 +433,7 @@ class FlatScorerImpl final : public TextIndex::FlatScorer {
     uint32_t length;
     std::vector<uint32_t> freqs;
   };
-  std::unique_ptr<fts::Tokenizer> tokenizer_;
+  std::shared_ptr<const fts::Tokenizer> tokenizer_;
   std::vector<QueryToken> tokens_;
   std::vector<uint64_t> docs_with_;  // per query token: index docs + flat docs holding it
   uint64_t num_docs_;
@@ -480,9 +482,8 @@ Result<std::unique_ptr<TextIndex::FlatScorer>> TextIndexImpl::MakeFlatScorer(con
     ASSIGN_OR_RETURN(uint64_t n, DocsContaining(t.text));
     docs_with.push_back(n);
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(params_.tokenizer));
-  return std::unique_ptr<FlatScorer>(new FlatScorerImpl(std::move(tokenizer), std::move(tokens), std::move(docs_with),
-                                                        num_docs_, total_tokens_, query));
+  return std::unique_ptr<FlatScorer>(
+      new FlatScorerImpl(tokenizer_, std::move(tokens), std::move(docs_with), num_docs_, total_tokens_, query));
 }
 
 // Scores without an index: every document is a flat one, so the statistics are exactly
@@ -500,7 +501,7 @@ Result<std::unique_ptr<TextIndex::FlatScorer>> MakeIndexFreeScorer(const TextQue
   }
   if (query.fuzzy) return Status::InvalidArgument("a fuzzy query needs a full-text index (its terms to expand to)");
   ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(params.tokenizer));
-  std::vector<QueryToken> tokens = QueryTokens(query, params.tokenizer, *tokenizer);
+  std::vector<QueryToken> tokens = QueryTokens(query, *tokenizer);
   std::vector<uint64_t> docs_with(tokens.size(), 0);
   return std::unique_ptr<TextIndex::FlatScorer>(
       new FlatScorerImpl(std::move(tokenizer), std::move(tokens), std::move(docs_with), 0, 0, query));
@@ -525,9 +526,12 @@ Result<std::shared_ptr<const TextIndex>> TextIndex::Open(const table::Dataset& d
     ASSIGN_OR_RETURN(auto part, ReadTextPartition(store, dir, id, meta.params.with_position));
     parts.push_back(std::move(part));
   }
-  // Refuse settings Lancet cannot tokenize with now, not at the first query.
-  RETURN_IF_ERROR(fts::Tokenizer::Make(meta.params.tokenizer).status());
-  return std::shared_ptr<const TextIndex>(new TextIndexImpl(std::move(meta.params), std::move(parts)));
+  // Settings Lancet cannot tokenize with are refused now, not at the first query.
+  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> tokenizer, fts::Tokenizer::Make(meta.params.tokenizer));
+  ASSIGN_OR_RETURN(std::unique_ptr<fts::Tokenizer> fuzzy,
+                   fts::Tokenizer::Make(FuzzyTokenizerParams(meta.params.tokenizer)));
+  return std::shared_ptr<const TextIndex>(
+      new TextIndexImpl(std::move(meta.params), std::move(parts), std::move(tokenizer), std::move(fuzzy)));
 }
 
 }  // namespace lancet::index

@@ -1,20 +1,16 @@
 #include "index/text_query.h"
 
+#include "index/fts_unicode_data.h"
+
 #include <algorithm>
 
 namespace lancet::index {
 namespace {
 
+// Code points as the analyzer reads them (invalid bytes become U+FFFD).
 std::vector<uint32_t> CodePoints(std::string_view s) {
   std::vector<uint32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
-    for (size_t k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-    out.push_back(cp);
-    i += n;
-  }
+  for (size_t i = 0; i < s.size();) out.push_back(fts::NextCodePoint(s, &i));
   return out;
 }
 
@@ -34,15 +30,11 @@ fts::TokenizerParams FuzzyTokenizerParams(const fts::TokenizerParams& params) {
   return p;
 }
 
-std::vector<QueryToken> QueryTokens(const TextQuery& query, const fts::TokenizerParams& params,
-                                    fts::Tokenizer& tokenizer) {
-  (void)params;
+std::vector<QueryToken> QueryTokens(const TextQuery& query, const fts::Tokenizer& tokenizer) {
   std::string_view text = query.text;
-  const bool phrase = query.phrase || IsQuotedPhrase(text);
   if (IsQuotedPhrase(text)) text = text.substr(1, text.size() - 2);
   std::vector<fts::Token> tokens;
   tokenizer.Tokenize(text, &tokens);
-  (void)phrase;
   std::vector<QueryToken> out;
   // Repeated tokens are kept: each occurrence adds its score, as the reference's do.
   for (fts::Token& t : tokens) out.push_back({std::move(t.text), t.position});

@@ -23,8 +23,7 @@ bool IsQuotedPhrase(std::string_view text);
 
 /// The tokens of `query` in order, repeats included (each adds its score); the quotes
 /// of a quoted phrase are dropped.
-std::vector<QueryToken> QueryTokens(const TextQuery& query, const fts::TokenizerParams& params,
-                                    fts::Tokenizer& tokenizer);
+std::vector<QueryToken> QueryTokens(const TextQuery& query, const fts::Tokenizer& tokenizer);
 
 /// The tokenizer a fuzzy query's text goes through: the base tokenizer, no filters.
 fts::TokenizerParams FuzzyTokenizerParams(const fts::TokenizerParams& params);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <mutex>
 #include <set>
 
 #include "scan/index_plan.h"
@@ -53,14 +52,10 @@ Result<const Field*> ResolveTextColumn(const table::Dataset& dataset, const std:
   return Status::InvalidArgument(dataset.uri() + ": the full-text index names a column that is gone");
 }
 
-struct Scored {
-  float score;
-  uint64_t row;
-};
-
 // The k best rows of `request` with their scores, best first.
-Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table::ScanOptions& options,
-                                     const TextSearchRequest& request, size_t want, TextSearchExplain* explain) {
+Result<std::vector<index::TextHit>> BestRows(const table::Dataset& dataset, const table::ScanOptions& options,
+                                             const TextSearchRequest& request, size_t want,
+                                             TextSearchExplain* explain) {
   ASSIGN_OR_RETURN(const Field* field, ResolveTextColumn(dataset, request.column));
   if (field->type.id != TypeId::kUtf8 && field->type.id != TypeId::kLargeUtf8) {
     return Status::InvalidArgument(dataset.uri() + ": column '" + field->name + "' is " + field->type.ToString() +
@@ -79,12 +74,12 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
   for (const table::FragmentInfo& f : dataset.fragments()) {
     if (!plan->covered.count(f.id)) flat_fragments.push_back(f.id);
   }
-  std::vector<Scored> found;
+  std::vector<index::TextHit> found;
   if (!plan->covered.empty()) {
     ASSIGN_OR_RETURN(const std::function<bool(uint64_t)> admit, AdmitRows(dataset, *plan, options.filter));
     for (const auto& seg : opened) {
       ASSIGN_OR_RETURN(std::vector<index::TextHit> hits, seg->Search(request.query, want, admit ? &admit : nullptr));
-      for (const index::TextHit& h : hits) found.push_back({h.score, h.row});
+      found.insert(found.end(), hits.begin(), hits.end());
     }
   }
   if (!flat_fragments.empty()) {
@@ -117,12 +112,14 @@ Result<std::vector<Scored>> BestRows(const table::Dataset& dataset, const table:
         if (!text.IsNull(i)) scorer->Add(rows[i], text.GetView(i), !passing || passing->contains(rows[i]));
       }
     }
-    for (const index::TextHit& h : scorer->Finish()) found.push_back({h.score, h.row});
+    std::vector<index::TextHit> flat = scorer->Finish();
+    found.insert(found.end(), flat.begin(), flat.end());
   }
   const size_t keep = std::min(want, found.size());
-  std::partial_sort(
-      found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
-      [](const Scored& a, const Scored& b) { return a.score > b.score || (a.score == b.score && a.row < b.row); });
+  std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+                    [](const index::TextHit& a, const index::TextHit& b) {
+                      return a.score > b.score || (a.score == b.score && a.row < b.row);
+                    });
   found.resize(keep);
   if (explain) {
     explain->column = field->name;
@@ -151,11 +148,11 @@ void ClearTextIndexCache() { TextSegments::Get().Clear(); }
 Result<std::unique_ptr<RecordBatchReader>> TextSearch(const table::Dataset& dataset, const table::ScanOptions& options,
                                                       const TextSearchRequest& request, TextSearchExplain* explain) {
   const size_t want = static_cast<size_t>(request.k) + static_cast<size_t>(options.offset);
-  ASSIGN_OR_RETURN(std::vector<Scored> best, BestRows(dataset, options, request, want, explain));
+  ASSIGN_OR_RETURN(std::vector<index::TextHit> best, BestRows(dataset, options, request, want, explain));
   best.erase(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(best.size(), options.offset)));
   std::vector<uint64_t> rows;
   std::vector<float> scores;
-  for (const Scored& s : best) {
+  for (const index::TextHit& s : best) {
     rows.push_back(s.row);
     scores.push_back(s.score);
   }
@@ -193,7 +190,7 @@ Result<std::unique_ptr<RecordBatchReader>> HybridSearch(const table::Dataset& da
       vec_dist.push_back(batch->columns[static_cast<size_t>(dist)].values<float>()[i]);
     }
   }
-  ASSIGN_OR_RETURN(std::vector<Scored> fts, BestRows(dataset, options, text, k, nullptr));
+  ASSIGN_OR_RETURN(std::vector<index::TextHit> fts, BestRows(dataset, options, text, k, nullptr));
 
   // Rows in the order the reference merges them: the vector side's, then the text side's new ones.
   std::vector<uint64_t> rows;
@@ -205,7 +202,7 @@ Result<std::unique_ptr<RecordBatchReader>> HybridSearch(const table::Dataset& da
     }
   };
   for (uint64_t r : vec_rows) add_row(r);
-  for (const Scored& s : fts) add_row(s.row);
+  for (const index::TextHit& s : fts) add_row(s.row);
   if (hybrid.fusion == Fusion::kRrf) {
     for (size_t i = 0; i < vec_rows.size(); ++i) fused[vec_rows[i]] += 1.0f / (static_cast<float>(i) + hybrid.rrf_k);
     for (size_t i = 0; i < fts.size(); ++i) fused[fts[i].row] += 1.0f / (static_cast<float>(i) + hybrid.rrf_k);
@@ -219,7 +216,7 @@ Result<std::unique_ptr<RecordBatchReader>> HybridSearch(const table::Dataset& da
     };
     const std::vector<float> d = normalise(vec_dist);
     std::vector<float> s;
-    for (const Scored& x : fts) s.push_back(x.score);
+    for (const index::TextHit& x : fts) s.push_back(x.score);
     s = normalise(s);
     for (size_t i = 0; i < vec_rows.size(); ++i) fused[vec_rows[i]] += hybrid.vector_weight * (1.0f - d[i]);
     for (size_t i = 0; i < fts.size(); ++i) fused[fts[i].row] += (1.0f - hybrid.vector_weight) * s[i];

@@ -277,6 +277,23 @@ TEST_F(TextSearchTest, AndNeedsEveryToken) {
   }
 }
 
+// A boost of zero scores nothing; it must not leave per-thread state that changes the
+// next query's answer.
+TEST_F(TextSearchTest, AZeroBoostLeavesTheNextQueryAlone) {
+  Index();
+  table::ScanOptions o;
+  o.columns = {"id"};
+  TextSearchRequest r;
+  r.query.text = "apple banana";
+  r.query.op = index::TextOperator::kAnd;
+  r.query.boost = 0.0f;
+  auto zero = TextSearch(*ds_, o, r);
+  ASSERT_TRUE(zero.ok()) << zero.status().ToString();
+  auto got = Run("apple banana", 20, "", true);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ExpectSame(*got, model_.Search("apple banana", kRows, kAll, kAll, 20, true), "after a zero boost");
+}
+
 TEST_F(TextSearchTest, SeveralPartitionsScoreWithIndexWideStatistics) {
   Index({}, 16 << 10);  // a tiny budget: many partitions
   for (const std::string q : {"apple", "cherry banana dogs", "light dark"}) {
