@@ -15,16 +15,13 @@ B="$HERE/../tests/peer/bench.mjs"
 export LANCE_PEER_DIR
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-fts-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-copy() {
-  mkdir -p "$2"
-  cp -al "$1/data" "$2/data"
-  for d in _versions _transactions _deletions; do [ -d "$1/$d" ] && cp -r "$1/$d" "$2/$d"; done
-  cp "$1.queries.json" "$2.queries.json"
-}
+. "$HERE/dataset_copy.sh"
 echo "== dataset: $ROWS documents"
 node "$B" make-text-dataset --out "$WORK/text.lance" --rows "$ROWS" --quiet > /dev/null
-copy "$WORK/text.lance" "$WORK/ref.lance"
-copy "$WORK/text.lance" "$WORK/ours.lance"
+for side in ref ours; do
+  copy_dataset "$WORK/text.lance" "$WORK/$side.lance"
+  cp "$WORK/text.lance.queries.json" "$WORK/$side.lance.queries.json"
+done
 echo "== build"
 node "$B" create-index "$WORK/ref.lance" --column body --type fts --in-place --quiet > "$WORK/ref_build.jsonl"
 "$BUILD/bin/fts_bench" "$WORK/ours.lance" --build --ref-build "$WORK/ref_build.jsonl" --reps 0

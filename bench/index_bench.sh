@@ -10,14 +10,9 @@ BUILD="$1" DS="$2" REPS="${3:-5}"
 HERE="$(cd "$(dirname "$0")" && pwd -P)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-index-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-copy() {
-  mkdir -p "$2"
-  cp -al "$1/data" "$2/data"
-  for d in _versions _transactions _deletions; do [ -d "$1/$d" ] && cp -r "$1/$d" "$2/$d"; done
-  return 0
-}
-copy "$DS" "$WORK/ref.lance"
-copy "$DS" "$WORK/ours.lance"
+. "$HERE/dataset_copy.sh"
+copy_dataset "$DS" "$WORK/ref.lance"
+copy_dataset "$DS" "$WORK/ours.lance"
 : "${LANCE_PEER_DIR:=$HOME/.cache/lance-peer}"
 export LANCE_PEER_DIR
 node "$HERE/../tests/peer/bench.mjs" --op create-index,index-lookup "$WORK/ref.lance" --column id --type btree \

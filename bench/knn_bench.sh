@@ -19,12 +19,7 @@ B="$HERE/../tests/peer/bench.mjs"
 export LANCE_PEER_DIR
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lancet-knn-bench.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-copy() {
-  mkdir -p "$2"
-  cp -al "$1/data" "$2/data"
-  for d in _versions _transactions _deletions; do [ -d "$1/$d" ] && cp -r "$1/$d" "$2/$d"; done
-  return 0
-}
+. "$HERE/dataset_copy.sh"
 QUERIES="$DS.queries.json"
 refine_args=() bench_refine=()
 if [ -n "${KNN_REFINE:-}" ]; then refine_args=(--refine-factor "$KNN_REFINE"); bench_refine=(--refine-factor "$KNN_REFINE"); fi
@@ -36,8 +31,8 @@ node "$B" knn "$DS" --bypass-index --reps "$REPS" --warmup 0 --queries "$QUERIES
 read -r -a PARAMS <<< "${KNN_PARAMS:-num_partitions=256}"
 for type in "${TYPES[@]}"; do
   echo "== $type (${PARAMS[*]}, nprobes $NPROBES${KNN_REFINE:+, refine $KNN_REFINE})"
-  copy "$DS" "$WORK/ref_$type.lance"
-  copy "$DS" "$WORK/ours_$type.lance"
+  copy_dataset "$DS" "$WORK/ref_$type.lance"
+  copy_dataset "$DS" "$WORK/ours_$type.lance"
   peer_params=()
   for p in "${PARAMS[@]}"; do peer_params+=(--param "$p"); done
   node "$B" --op create-index "$WORK/ref_$type.lance" --column vec --type "$type" --in-place "${peer_params[@]}" \

@@ -241,6 +241,18 @@ class DirectoryNamespace::Impl {
     return std::make_pair(std::move(snap), *location);
   }
 
+  // Takes table `id` out of the catalog (its manifest row, when it has one) and returns
+  // where its data is: what drop and deregister share.
+  Result<std::pair<TableInfo, std::string>> Unlist(const Id& id) {
+    ASSIGN_OR_RETURN(auto found, Locate(id));
+    ASSIGN_OR_RETURN(TableInfo info, Info(found.second));
+    const std::string object_id = JoinId(id);
+    if (found.first.rows.count(object_id)) {
+      RETURN_IF_ERROR(manifest_.Remove([&](const ManifestRow& row) { return row.object_id == object_id; }).status());
+    }
+    return std::make_pair(std::move(info), std::move(found.second));
+  }
+
   Status EnsureRoot() const {
     std::error_code ec;
     fs::create_directories(root_, ec);
@@ -444,15 +456,9 @@ Result<TableInfo> DirectoryNamespace::DescribeTable(const Id& id) {
 Status DirectoryNamespace::TableExists(const Id& id) { return impl_->Locate(id).status(); }
 
 Result<TableInfo> DirectoryNamespace::DropTable(const Id& id) {
-  ASSIGN_OR_RETURN(auto found, impl_->Locate(id));
-  ASSIGN_OR_RETURN(TableInfo info, impl_->Info(found.second));
-  const std::string object_id = JoinId(id);
-  if (found.first.rows.count(object_id)) {
-    RETURN_IF_ERROR(
-        impl_->manifest_.Remove([&](const ManifestRow& row) { return row.object_id == object_id; }).status());
-  }
-  RETURN_IF_ERROR(impl_->RemoveDirectory(info.location));
-  return info;
+  ASSIGN_OR_RETURN(auto unlisted, impl_->Unlist(id));
+  RETURN_IF_ERROR(impl_->RemoveDirectory(unlisted.first.location));
+  return std::move(unlisted.first);
 }
 
 Result<TableInfo> DirectoryNamespace::RegisterTable(const Id& id, const std::string& location,
@@ -501,15 +507,10 @@ Result<TableInfo> DirectoryNamespace::RegisterTable(const Id& id, const std::str
 }
 
 Result<TableInfo> DirectoryNamespace::DeregisterTable(const Id& id) {
-  ASSIGN_OR_RETURN(auto found, impl_->Locate(id));
-  ASSIGN_OR_RETURN(TableInfo info, impl_->Info(found.second));
-  const std::string object_id = JoinId(id);
-  if (found.first.rows.count(object_id)) {
-    RETURN_IF_ERROR(
-        impl_->manifest_.Remove([&](const ManifestRow& row) { return row.object_id == object_id; }).status());
-  }
+  ASSIGN_OR_RETURN(auto unlisted, impl_->Unlist(id));
+  const TableInfo& info = unlisted.first;
   // A root <name>.lance directory would be listed again: mark it.
-  if (id.size() == 1 && found.second == id[0] + kTableSuffix && impl_->options_.dir_listing_enabled) {
+  if (id.size() == 1 && unlisted.second == id[0] + kTableSuffix && impl_->options_.dir_listing_enabled) {
     RETURN_IF_ERROR(WriteMarker(info.location, kDeregisteredMarker, ""));
   }
   return info;
