@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lancet/catalog/rest_namespace.h"
 #include "lancet/result.h"
 
 namespace lancet::catalog::internal {
@@ -19,15 +20,6 @@ namespace lancet::catalog::internal {
 /// `predicate` keeps.
 Result<uint64_t> CountTableRows(const std::string& location, std::optional<uint64_t> version,
                                 const std::string& predicate);
-
-struct TableQuery {
-  std::optional<uint64_t> version;
-  std::string filter;
-  std::vector<std::string> columns;  // empty: all
-  std::optional<uint64_t> limit;
-  uint64_t offset = 0;
-  bool with_row_id = false;
-};
 
 /// Writes chunks of the output; false once the client is gone.
 using ChunkWriter = std::function<bool(std::string_view)>;
@@ -39,10 +31,6 @@ using ResultStream = std::function<bool(const ChunkWriter&)>;
 /// memory at a time.
 Result<ResultStream> QueryTable(const std::string& location, const TableQuery& query);
 
-struct InsertResult {
-  uint64_t rows = 0;
-  uint64_t version = 0;
-};
 /// Appends (or with `overwrite`, replaces) the rows of the Arrow IPC stream `ipc`;
 /// creates the dataset when only declared.
 Result<InsertResult> InsertIntoTable(const std::string& location, std::string_view ipc, bool overwrite);

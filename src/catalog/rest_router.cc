@@ -449,7 +449,7 @@ RestResponse HandleData(Namespace& ns, const std::string& root, const Call& call
     if (auto it = body.find("full_text_query"); it != body.end() && !it->is_null()) {
       return Fail(0, "full-text search is not supported over REST yet");
     }
-    internal::TableQuery q;
+    TableQuery q;
     q.version = *version;
     auto filter = StringField(body, "filter");
     if (!filter.ok()) return FailStatus(filter.status());

@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace lancet::io::s3 {
+namespace lancet::io {
 namespace {
 
 // Handles beyond this many idle ones are closed rather than pooled.
@@ -29,6 +29,8 @@ struct Transfer {
   HttpResponse* response = nullptr;
   size_t body_sent = 0;
   bool overflow = false;
+  bool receiver_stopped = false;
+  bool source_failed = false;
 };
 
 bool Is2xx(CURL* curl) {
@@ -42,6 +44,12 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   const size_t bytes = size * n;
   std::span<uint8_t> into = t->request->into;
   // Error bodies (S3's XML) always go to the string, never into the caller's buffer.
+  if (t->request->on_body && Is2xx(t->curl)) {
+    t->response->body_size += bytes;
+    if (t->request->on_body(std::string_view(data, bytes))) return bytes;
+    t->receiver_stopped = true;
+    return 0;
+  }
   if (!into.empty() && Is2xx(t->curl)) {
     if (t->response->body_size + bytes > into.size()) {
       t->overflow = true;
@@ -79,6 +87,12 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
 
 size_t OnRead(char* out, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  if (t->request->body_source) {
+    const size_t got = t->request->body_source(std::span<uint8_t>(reinterpret_cast<uint8_t*>(out), size * n));
+    if (got != kBodySourceFailed) return got;
+    t->source_failed = true;
+    return CURL_READFUNC_ABORT;
+  }
   const size_t left = t->request->body.size() - t->body_sent;
   const size_t bytes = std::min(left, size * n);
   std::memcpy(out, t->request->body.data() + t->body_sent, bytes);
@@ -165,11 +179,14 @@ HttpResponse HttpClient::Send(const HttpRequest& request) const {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (has_body) {
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
     curl_easy_setopt(curl, CURLOPT_READDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
-    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &t);
+    // A pulled body has no size up front (curl sends it chunked) and cannot be rewound.
+    if (!request.body_source) {
+      curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
+      curl_easy_setopt(curl, CURLOPT_SEEKDATA, &t);
+    }
     if (request.method == "POST") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "POST");
   } else if (request.method != "GET") {
     curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
@@ -182,8 +199,11 @@ HttpResponse HttpClient::Send(const HttpRequest& request) const {
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   } else {
     response.status = 0;
-    response.error = t.overflow ? "response body longer than expected"
-                                : std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
+    response.error = t.overflow           ? "response body longer than expected"
+                     : t.receiver_stopped ? "the receiver stopped reading the response"
+                     : t.source_failed
+                         ? "the request body's source failed"
+                         : std::string(curl_easy_strerror(rc)) + (errbuf[0] ? std::string(": ") + errbuf : "");
   }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
@@ -192,4 +212,4 @@ HttpResponse HttpClient::Send(const HttpRequest& request) const {
   return response;
 }
 
-}  // namespace lancet::io::s3
+}  // namespace lancet::io

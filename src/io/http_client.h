@@ -1,16 +1,20 @@
 // A small HTTP/1.1 client over libcurl: one pool of easy handles per client, so
-// sequential requests to one endpoint reuse their connections.
+// sequential requests to one endpoint reuse their connections. The S3 store and the
+// REST namespace client (catalog layer) speak through it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
-#include "io/s3_sigv4.h"
+namespace lancet::io {
 
-namespace lancet::io::s3 {
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpTimeouts {
   long connect_ms = 5000;
@@ -30,7 +34,15 @@ struct HttpRequest {
   std::span<const uint8_t> body;
   /// When non-empty, a 2xx response body is written straight here; a longer body is an error.
   std::span<uint8_t> into;
+  /// When set, a 2xx response body is handed here as it arrives (not kept in the
+  /// response); returning false aborts the transfer.
+  std::function<bool(std::string_view)> on_body;
+  /// When set, the body is pulled from here instead of `body` and sent chunked: it fills
+  /// the span and returns the bytes written, 0 at the end, kBodySourceFailed to abort.
+  std::function<size_t(std::span<uint8_t>)> body_source;
 };
+
+inline constexpr size_t kBodySourceFailed = static_cast<size_t>(-1);
 
 struct HttpResponse {
   /// 0 when the request failed below HTTP (connect, reset, timeout): see `error`.
@@ -63,4 +75,4 @@ class HttpClient {
   mutable std::vector<void*> idle_;
 };
 
-}  // namespace lancet::io::s3
+}  // namespace lancet::io

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/http_client.h"
+#include "io/s3_sigv4.h"
 #include "lancet/io/s3_store.h"
 #include "lancet/status.h"
 

@@ -14,7 +14,6 @@
 namespace lancet::io {
 namespace {
 
-using s3::HttpResponse;
 using s3::S3Client;
 using s3::S3Request;
 

@@ -345,6 +345,33 @@ await step("18 data routes with Arrow JS", async () => {
   report(res.status === 400 && (await res.json()).code === 13, "18 a bad filter is 400 code 13");
 });
 
+// ---- Lancet's own REST client (the CLI with --namespace http://...) next to the
+// reference's: the same listing, counts through the locations the server hands out, and a
+// table Lancet creates that the reference client then opens.
+await step("19 lancet as the REST client", async () => {
+  const run = (args, env = {}) =>
+    spawnSync(lancet, ["--namespace", uri, ...args], { encoding: "utf8", timeout: 60000, env: { ...process.env, ...env } });
+  const keyed = { LANCET_NAMESPACE_TOKEN: TOKEN };
+  const denied = run(["ns", "tables"]);
+  report(denied.status !== 0 && /error 16/.test(denied.stderr), "19 without the token the CLI is refused (code 16)", denied.stderr.trim());
+  const listed = run(["ns", "tables"], keyed);
+  const mine = listed.stdout.split("\n").filter(Boolean);
+  const theirs = await db.tableNames();
+  report(listed.status === 0 && eq(mine, theirs), "19 ns tables equals the reference's tableNames", `${JSON.stringify(mine)} vs ${JSON.stringify(theirs)}`);
+  const counted = run(["count", "b"], keyed);
+  const refCount = await (await db.openTable("b")).countRows();
+  report(counted.status === 0 && Number(counted.stdout.trim()) === refCount, "19 count through the REST namespace", `${counted.stdout.trim()} vs ${refCount} ${counted.stderr}`);
+  const src = path.join(work, "from_lancet.ndjson");
+  const schema = path.join(work, "from_lancet.schema.json");
+  fs.writeFileSync(src, [1, 2, 3, 4, 5].map((i) => JSON.stringify({ id: i, s: `v${i}` })).join("\n") + "\n");
+  fs.writeFileSync(schema, JSON.stringify({ fields: [{ name: "id", type: "int64" }, { name: "s", type: "utf8" }] }));
+  const imported = run(["import", src, "from_lancet", "--schema", schema], keyed);
+  report(imported.status === 0, "19 lancet import declares and writes a new table", imported.stderr.trim());
+  const t = await db.openTable("from_lancet");
+  const rows = await t.query().where("id > 2").toArray();
+  report(eq(rows.map((r) => Number(r.id)).sort(), [3, 4, 5]), "19 the reference client opens and queries it", JSON.stringify(rows.map((r) => Number(r.id))));
+});
+
 // ---- stop the server: SIGTERM, then it must exit on its own.
 const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve({ code, signal })));
 server.kill("SIGTERM");

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 
 namespace lancet::cli {
 
@@ -80,12 +81,51 @@ std::string& GlobalNamespace() {
   return uri;
 }
 
+std::vector<std::string>& GlobalNamespaceProperties() {
+  static std::vector<std::string> pairs;
+  return pairs;
+}
+
+Result<std::unique_ptr<catalog::Namespace>> OpenGlobalNamespace() {
+  const std::string& uri = GlobalNamespace();
+  catalog::Properties properties;
+  for (const std::string& p : GlobalNamespaceProperties()) {
+    const size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--namespace-property wants KEY=VALUE, got '" + p.substr(0, eq) + "...'");
+    }
+    properties[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  const bool http = uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0;
+  // From the environment, not the command line: a token in argv is visible to every user.
+  if (const char* token = std::getenv("LANCET_NAMESPACE_TOKEN"); http && token != nullptr && *token != '\0') {
+    properties.emplace("headers.x-api-key", token);
+  }
+  auto ns = catalog::OpenNamespace(uri, properties);
+  if (!ns.ok()) return Status(ns.status().code(), "namespace " + uri + ": " + ns.status().message());
+  return ns;
+}
+
 Result<std::string> ResolveDatasetPath(const std::string& path) {
   if (GlobalNamespace().empty()) return path;
-  ASSIGN_OR_RETURN(std::unique_ptr<catalog::Namespace> ns, catalog::OpenNamespace(GlobalNamespace()));
+  ASSIGN_OR_RETURN(std::unique_ptr<catalog::Namespace> ns, OpenGlobalNamespace());
   auto info = ns->DescribeTable(catalog::SplitId(path, "."));
   if (!info.ok())
     return Status(info.status().code(), "namespace " + GlobalNamespace() + ": " + info.status().message());
+  return info->location;
+}
+
+Result<std::string> ResolveDatasetPathForWrite(const std::string& path) {
+  if (GlobalNamespace().empty()) return path;
+  ASSIGN_OR_RETURN(std::unique_ptr<catalog::Namespace> ns, OpenGlobalNamespace());
+  const catalog::Id id = catalog::SplitId(path, ".");
+  auto info = ns->DescribeTable(id);
+  if (!info.ok() && catalog::ErrorCodeOf(info.status()) == catalog::ErrorCode::kTableNotFound) {
+    info = ns->DeclareTable(id, {});
+  }
+  if (!info.ok()) {
+    return Status(info.status().code(), "namespace " + GlobalNamespace() + ": " + info.status().message());
+  }
   return info->location;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lancet/catalog/namespace.h"
 #include "lancet/io/storage_options.h"
 #include "lancet/result.h"
 #include "lancet/table/dataset.h"
@@ -67,9 +68,17 @@ struct VersionSelector {
 /// The namespace given with --namespace URI (empty: none). With one, dataset arguments
 /// are dotted table ids (`ns1.ns2.table`) resolved through it.
 std::string& GlobalNamespace();
+/// --namespace-property KEY=VALUE pairs given with it (implementation properties).
+std::vector<std::string>& GlobalNamespaceProperties();
+/// Opens the namespace at GlobalNamespace() with its properties; for http(s) URIs the
+/// environment's LANCET_NAMESPACE_TOKEN is sent as x-api-key unless a property sets it.
+Result<std::unique_ptr<catalog::Namespace>> OpenGlobalNamespace();
 /// The dataset location of `path`: `path` itself without --namespace, else the location
 /// the namespace gives for the dotted table id `path`.
 Result<std::string> ResolveDatasetPath(const std::string& path);
+/// As ResolveDatasetPath, but a table id the namespace does not know yet is declared
+/// there first (commands that create datasets).
+Result<std::string> ResolveDatasetPathForWrite(const std::string& path);
 
 /// Opens `path` (a directory or URI, or a table id with --namespace) at the selected
 /// version.

@@ -26,9 +26,15 @@ int RunMain(int argc, char** argv) {
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
   app.add_option("--namespace", GlobalNamespace(),
-                 "Namespace root (a directory or file:// URI): dataset arguments are then dotted table ids "
-                 "(ns1.ns2.table); the ns commands work on it")
+                 "Namespace: a directory (or file:// URI) or a REST server (http(s)://host:port); dataset "
+                 "arguments are then dotted table ids (ns1.ns2.table); the ns commands work on it. A REST "
+                 "server's token comes from LANCET_NAMESPACE_TOKEN")
       ->type_name("URI")
+      ->allow_extra_args(false);
+  app.add_option("--namespace-property", GlobalNamespaceProperties(),
+                 "KEY=VALUE for the namespace (dir: manifest_enabled, dir_listing_enabled; REST: delimiter, "
+                 "headers.NAME, connect_timeout_ms, request_timeout_ms); repeatable")
+      ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
   app.fallthrough();
   std::vector<Command> commands = {
@@ -47,6 +53,7 @@ int RunMain(int argc, char** argv) {
   for (const Command& c : commands) AddBranchOption(*c.app);
   GlobalBranch().clear();
   GlobalNamespace().clear();  // RunMain may run more than once in a process (tests)
+  GlobalNamespaceProperties().clear();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

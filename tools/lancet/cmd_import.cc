@@ -69,6 +69,9 @@ struct ImportState {
   }
 
   int Run() {
+    auto resolved = ResolveDatasetPathForWrite(dataset);
+    if (!resolved.ok()) return ReportError(resolved.status());
+    dataset = *resolved;
     // On a branch the writes go to its directory, a dataset of its own.
     auto target = BranchWriteUri(dataset);
     if (!target.ok()) return ReportError(target.status(), dataset);
@@ -157,7 +160,8 @@ Command AddImportCommand(CLI::App& root) {
       "--external-base directory unless --allow-external is given.");
   app->add_option("SRC", state->source, "Arrow IPC file or stream, NDJSON file, or - (an IPC stream on stdin)")
       ->required();
-  app->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  app->add_option("DATASET", state->dataset, "Dataset directory (with --namespace: a table id, declared if new)")
+      ->required();
   app->add_option("--mode", state->mode, "create (default; fails if it exists), append or overwrite")
       ->check(CLI::IsMember({"create", "append", "overwrite"}));
   app->add_option("--schema", state->schema, "Schema JSON file (required for NDJSON)");

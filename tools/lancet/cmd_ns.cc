@@ -54,7 +54,7 @@ struct NsState {
 
   int Run() {
     if (GlobalNamespace().empty()) return ReportUsage("ns commands need --namespace URI");
-    auto opened = catalog::OpenNamespace(GlobalNamespace());
+    auto opened = OpenGlobalNamespace();
     if (!opened.ok()) return Failed(opened.status());
     catalog::Namespace& ns = **opened;
     catalog::PageRequest page;

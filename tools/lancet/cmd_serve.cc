@@ -1,21 +1,18 @@
 // `lancet serve`: the REST namespace server (lance-namespace spec) over a directory
-// namespace. cpp-httplib carries HTTP(S); catalog::RestRouter does the protocol. Built
-// outside the CLI's unity batches: httplib.h is large and has its own detail names.
-#include <httplib.h>
+// namespace (catalog::RestServer in front of catalog::RestRouter).
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "lancet/catalog/namespace.h"
 #include "lancet/catalog/rest_router.h"
+#include "lancet/catalog/rest_server.h"
 #include "lancet/commands.h"
 
 namespace lancet::cli {
@@ -55,48 +52,6 @@ Result<std::string> ReadToken(const std::string& path) {
   return token;
 }
 
-// An access-log field with anything unprintable shown as '?' (requests are untrusted).
-std::string Printable(std::string_view s) {
-  std::string out(s.substr(0, 300));
-  for (char& c : out) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7F) c = '?';
-  }
-  return out;
-}
-
-std::string JsonError(int code, const std::string& message) {
-  // Messages here are fixed ASCII text: no escaping needed.
-  return "{\"error\":\"" + message + "\",\"code\":" + std::to_string(code) + "}";
-}
-
-void Handle(const catalog::RestRouter& router, const httplib::Request& req, httplib::Response& res) {
-  catalog::RestRequest request;
-  request.method = req.method;
-  // The raw target: httplib's req.path is already decoded, and the router must see the
-  // escapes to tell "%24" (a delimiter) and "%2F" from the real characters.
-  const size_t q = req.target.find('?');
-  request.path = req.target.substr(0, q);
-  if (q != std::string::npos) request.query = req.target.substr(q + 1);
-  request.headers.assign(req.headers.begin(), req.headers.end());
-  request.body = req.body;
-  catalog::RestResponse response = router.Handle(request);
-  res.status = response.status;
-  for (const auto& [k, v] : response.headers) res.set_header(k, v);
-  if (response.stream) {
-    // Chunked: the scan's batches go out as they are encoded. Returning false drops the
-    // connection, so a scan error mid-way is a truncated stream, never a short success.
-    auto stream = std::move(response.stream);
-    res.set_chunked_content_provider(response.content_type, [stream](size_t, httplib::DataSink& sink) {
-      const bool ok = stream([&sink](std::string_view chunk) { return sink.write(chunk.data(), chunk.size()); });
-      if (ok) sink.done();
-      return ok;
-    });
-    return;
-  }
-  res.set_content(std::move(response.body), response.content_type);
-}
-
 int ServeState::Run() const {
   catalog::RestRouterOptions options;
   if (!token_file.empty()) {
@@ -120,59 +75,17 @@ int ServeState::Run() const {
   if (!ns.ok()) return ReportError(ns.status(), root);
   options.max_body_bytes = max_body_mib << 20;
   options.location_root = root;
-  const catalog::RestRouter router(std::shared_ptr<catalog::Namespace>(std::move(*ns)), options);
+  auto router =
+      std::make_shared<const catalog::RestRouter>(std::shared_ptr<catalog::Namespace>(std::move(*ns)), options);
 
-  std::unique_ptr<httplib::Server> server;
-  if (!tls_cert.empty()) {
-    server = std::make_unique<httplib::SSLServer>(tls_cert.c_str(), tls_key.c_str());
-    if (!server->is_valid()) {
-      return ReportError(
-          Status::InvalidArgument("cannot load the TLS certificate " + tls_cert + " and key " + tls_key));
-    }
-  } else {
-    server = std::make_unique<httplib::Server>();
-  }
-  const size_t pool = threads;
-  server->new_task_queue = [pool] { return new httplib::ThreadPool(pool); };
-  server->set_read_timeout(timeout_sec, 0);
-  server->set_write_timeout(timeout_sec, 0);
-  // Small JSON answers must not wait for the client's delayed ACK (40 ms a request).
-  server->set_tcp_nodelay(true);
-  // An idle keep-alive connection holds a worker thread: let it go after a second.
-  server->set_keep_alive_timeout(1);
-  server->set_keep_alive_max_count(1000);
-  // Larger bodies are refused by httplib before they are read; the router repeats the
-  // check with the spec's error body.
-  server->set_payload_max_length(options.max_body_bytes);
-
-  const auto handler = [&router](const httplib::Request& req, httplib::Response& res) { Handle(router, req, res); };
-  const std::string any = R"([\s\S]*)";
-  server->Get(any, handler);
-  server->Post(any, handler);
-  server->Put(any, handler);
-  server->Patch(any, handler);
-  server->Delete(any, handler);
-  server->Options(any, handler);
-  // What httplib answers itself (413, 400 on a malformed request, unknown methods) gets
-  // the spec's error body too: the client parses every error as JSON.
-  server->set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    const int code = res.status == 404 || res.status == 405 ? 0 : res.status == 413 || res.status == 400 ? 13 : 18;
-    res.set_content(JsonError(code, "HTTP " + std::to_string(res.status)), "application/json");
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  server->set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    res.status = 500;
-    res.set_content(JsonError(18, "internal error"), "application/json");
-  });
-  if (!quiet) {
-    // Method, raw path, status: never headers (they carry the token) nor bodies.
-    server->set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      const size_t q = req.target.find('?');
-      std::fprintf(stderr, "lancet serve: %s %s %d\n", Printable(req.method).c_str(),
-                   Printable(std::string_view(req.target).substr(0, q)).c_str(), res.status);
-    });
-  }
+  catalog::RestServerOptions server_options;
+  server_options.host = host;
+  server_options.port = port;
+  server_options.tls_cert = tls_cert;
+  server_options.tls_key = tls_key;
+  server_options.threads = threads;
+  server_options.timeout_sec = timeout_sec;
+  server_options.access_log = !quiet;
 
   // SIGINT/SIGTERM are blocked in every thread (the pool's inherit the mask) and taken
   // by one waiter, which stops the server: in-flight requests finish, then Run returns.
@@ -183,11 +96,12 @@ int ServeState::Run() const {
   sigset_t old_mask;
   pthread_sigmask(SIG_BLOCK, &signals, &old_mask);
 
-  const int bound = port == 0 ? server->bind_to_any_port(host) : (server->bind_to_port(host, port) ? port : -1);
-  if (bound < 0) {
+  auto server = catalog::RestServer::Bind(std::move(router), server_options);
+  if (!server.ok()) {
     pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    return ReportError(Status::IOError("cannot listen on " + host + ":" + std::to_string(port)));
+    return ReportError(server.status());
   }
+  const int bound = (*server)->port();
   const bool v6 = host.find(':') != std::string::npos;
   std::printf("lancet serve: listening on %s://%s%s%s:%d (root %s%s)\n", tls_cert.empty() ? "http" : "https",
               v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound, root.c_str(),
@@ -195,20 +109,20 @@ int ServeState::Run() const {
   std::fflush(stdout);
 
   std::atomic<bool> stopping = false;
-  httplib::Server* raw = server.get();
+  catalog::RestServer* raw = server->get();
   std::thread waiter([&signals, &stopping, raw] {
     int sig = 0;
     sigwait(&signals, &sig);
     if (!stopping.exchange(true)) {
       std::fprintf(stderr, "lancet serve: signal %d, shutting down\n", sig);
-      raw->stop();
+      raw->Stop();
     }
   });
-  const bool ok = server->listen_after_bind();
+  const Status ran = raw->Run();
   if (!stopping.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter
   waiter.join();
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  if (!ok && !stopping) return ReportError(Status::IOError("the server stopped unexpectedly"));
+  if (!ran.ok()) return ReportError(ran);
   std::fprintf(stderr, "lancet serve: stopped\n");
   return kExitOk;
 }
