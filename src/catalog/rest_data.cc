@@ -131,10 +131,9 @@ Result<ResultStream> QueryTable(const std::string& location, const TableQuery& q
   });
 }
 
-Result<InsertResult> InsertIntoTable(const std::string& location, std::string_view ipc, bool overwrite) {
-  // Decoded a batch at a time as the writer asks, so memory holds the body once.
-  auto body = Buffer::Wrap(reinterpret_cast<const uint8_t*>(ipc.data()), ipc.size(), nullptr);
-  auto reader = format::OpenIpcStreamReader(io::InputStreamFromBuffer(body, "request body"));
+Result<InsertResult> InsertIntoTable(const std::string& location, std::unique_ptr<io::InputStream> ipc,
+                                     bool overwrite) {
+  auto reader = format::OpenIpcStreamReader(std::move(ipc));
   if (!reader.ok())
     return NamespaceError(ErrorCode::kInvalidInput,
                           "the body is not an Arrow IPC stream: " + reader.status().message());

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lancet/catalog/rest_namespace.h"
+#include "lancet/io/input_stream.h"
 #include "lancet/result.h"
 
 namespace lancet::catalog::internal {
@@ -31,9 +33,9 @@ using ResultStream = std::function<bool(const ChunkWriter&)>;
 /// memory at a time.
 Result<ResultStream> QueryTable(const std::string& location, const TableQuery& query);
 
-/// Appends (or with `overwrite`, replaces) the rows of the Arrow IPC stream `ipc`;
-/// creates the dataset when only declared.
-Result<InsertResult> InsertIntoTable(const std::string& location, std::string_view ipc, bool overwrite);
+/// Appends (or with `overwrite`, replaces) the rows of the Arrow IPC stream `ipc`, read a
+/// message at a time as the writer asks; creates the dataset when only declared.
+Result<InsertResult> InsertIntoTable(const std::string& location, std::unique_ptr<io::InputStream> ipc, bool overwrite);
 
 /// The dataset's latest (or `version`) version number and schema as the spec's JsonArrowSchema.
 Result<std::pair<uint64_t, std::string>> DescribeTableData(const std::string& location);

@@ -1,6 +1,7 @@
 #include "lancet/catalog/rest_router.h"
 
 #include "catalog/rest_data.h"
+#include "lancet/buffer.h"
 #include "lancet/catalog/names.h"
 
 #include <nlohmann/json.hpp>
@@ -497,7 +498,26 @@ RestResponse HandleData(Namespace& ns, const std::string& root, const Call& call
       return FailInput("unknown insert mode '" + Clip(it->second) + "'");
     }
   }
-  auto inserted = internal::InsertIntoTable(location, request.body, overwrite);
+  std::unique_ptr<io::InputStream> body;
+  if (request.body_stream) {
+    // The transport keeps the stream: hand the reader a view of it.
+    class Borrowed : public io::InputStream {
+     public:
+      explicit Borrowed(std::shared_ptr<io::InputStream> in) : in_(std::move(in)) {}
+      const std::string& name() const override { return in_->name(); }
+      Result<BufferPtr> Read(uint64_t n) override { return in_->Read(n); }
+
+     private:
+      std::shared_ptr<io::InputStream> in_;
+    };
+    body = std::make_unique<Borrowed>(request.body_stream);
+  } else {
+    // Viewed, not copied: the request outlives the insert.
+    body = io::InputStreamFromBuffer(
+        Buffer::Wrap(reinterpret_cast<const uint8_t*>(request.body.data()), request.body.size(), nullptr),
+        "request body");
+  }
+  auto inserted = internal::InsertIntoTable(location, std::move(body), overwrite);
   if (!inserted.ok()) return FailStatus(inserted.status());
   return JsonResponse(200, Json{{"num_inserted_rows", inserted->rows}, {"version", inserted->version}});
 }

@@ -3,11 +3,14 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <string_view>
 #include <thread>
+
+#include "catalog/byte_pipe.h"
 
 namespace lancet::catalog {
 namespace {
@@ -27,7 +30,7 @@ std::string JsonError(int code, const std::string& message) {
   return "{\"error\":\"" + message + "\",\"code\":" + std::to_string(code) + "}";
 }
 
-void Handle(const RestRouter& router, const httplib::Request& req, httplib::Response& res) {
+RestRequest ToRequest(const httplib::Request& req) {
   RestRequest request;
   request.method = req.method;
   // The raw target: httplib's req.path is already decoded, and the router must see the
@@ -36,8 +39,10 @@ void Handle(const RestRouter& router, const httplib::Request& req, httplib::Resp
   request.path = req.target.substr(0, q);
   if (q != std::string::npos) request.query = req.target.substr(q + 1);
   request.headers.assign(req.headers.begin(), req.headers.end());
-  request.body = req.body;
-  RestResponse response = router.Handle(request);
+  return request;
+}
+
+void Respond(RestResponse response, httplib::Response& res) {
   res.status = response.status;
   for (const auto& [k, v] : response.headers) res.set_header(k, v);
   if (response.stream) {
@@ -52,6 +57,48 @@ void Handle(const RestRouter& router, const httplib::Request& req, httplib::Resp
     return;
   }
   res.set_content(std::move(response.body), response.content_type);
+}
+
+bool IsInsert(const RestRequest& request) {
+  constexpr std::string_view kSuffix = "/insert";
+  return request.path.size() > kSuffix.size() && request.path.ends_with(kSuffix);
+}
+
+// A POST: its body is read here, not by httplib, so that an insert's streams through a
+// pipe into the table writer (running on a second thread) and any other body stops
+// being kept past the router's limit.
+void HandlePost(const RestRouter& router, const httplib::Request& req, httplib::Response& res,
+                const httplib::ContentReader& content_reader) {
+  RestRequest request = ToRequest(req);
+  const size_t limit = router.options().max_body_bytes;
+  if (!IsInsert(request)) {
+    // One byte past the limit is kept so the router answers 413; the rest is drained.
+    const bool read = content_reader([&](const char* data, size_t n) {
+      if (request.body.size() <= limit) request.body.append(data, std::min(n, limit + 1 - request.body.size()));
+      return true;
+    });
+    if (!read) return;  // the client went away
+    Respond(router.Handle(request), res);
+    return;
+  }
+  auto pipe = std::make_shared<internal::BytePipe>();
+  request.body_stream = pipe->Reader("the request body");
+  RestResponse response;
+  std::thread handler([&router, &request, &response] {
+    response = router.Handle(request);
+    request.body_stream.reset();  // tells the reading side below that nothing more is wanted
+  });
+  // Once the router stopped reading (an error before or in the body) the rest is drained
+  // up to the limit, so the client gets the answer; past it the connection is dropped.
+  size_t unwanted = 0;
+  const bool read = content_reader([&](const char* data, size_t n) {
+    if (pipe->Write(std::string_view(data, n))) return true;
+    unwanted += n;
+    return unwanted <= limit;
+  });
+  pipe->Close(read ? Status::OK() : Status::IOError("the client stopped sending the body"));
+  handler.join();
+  Respond(std::move(response), res);
 }
 
 }  // namespace
@@ -95,15 +142,30 @@ Result<std::unique_ptr<RestServer>> RestServer::Bind(std::shared_ptr<const RestR
   // An idle keep-alive connection holds a worker thread: let it go after a second.
   server.set_keep_alive_timeout(1);
   server.set_keep_alive_max_count(1000);
-  // Larger bodies are refused by httplib before they are read; the router repeats the
-  // check with the spec's error body.
-  server.set_payload_max_length(impl->router->options().max_body_bytes);
-
+  // POST bodies are read by HandlePost under the router's limit (inserts without one); no
+  // other method has a body worth reading, so one is refused before it is read.
   const RestRouter* r = impl->router.get();
-  const auto handler = [r](const httplib::Request& req, httplib::Response& res) { Handle(*r, req, res); };
+  const size_t limit = r->options().max_body_bytes;
+  server.set_pre_routing_handler([limit](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "POST") return httplib::Server::HandlerResponse::Unhandled;
+    const bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
+    const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
+    if (!chunked && length <= limit) return httplib::Server::HandlerResponse::Unhandled;
+    res.status = 413;
+    res.set_header("Connection", "close");
+    res.set_content(JsonError(13, "no body expected for " + Printable(req.method)), "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const auto handler = [r](const httplib::Request& req, httplib::Response& res) {
+    RestRequest request = ToRequest(req);
+    request.body = req.body;
+    Respond(r->Handle(request), res);
+  };
   const std::string any = R"([\s\S]*)";
   server.Get(any, handler);
-  server.Post(any, handler);
+  server.Post(any, [r](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    HandlePost(*r, req, res, reader);
+  });
   server.Put(any, handler);
   server.Patch(any, handler);
   server.Delete(any, handler);

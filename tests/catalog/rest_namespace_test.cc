@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "io/http_client.h"
 #include "lancet/catalog/dir_namespace.h"
 #include "lancet/catalog/rest_router.h"
 #include "lancet/catalog/rest_server.h"
@@ -59,12 +60,13 @@ class RestNamespaceTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  void StartServer(const std::string& token = "") {
+  void StartServer(const std::string& token = "", size_t max_body = size_t{16} << 20) {
     auto dir = DirectoryNamespace::Open(root_);
     ASSERT_TRUE(dir.ok()) << dir.status().ToString();
     RestRouterOptions options;
     options.location_root = root_;
     options.token = token;
+    options.max_body_bytes = max_body;
     auto router = std::make_shared<const RestRouter>(std::shared_ptr<Namespace>(std::move(*dir)), options);
     auto server = RestServer::Bind(router, RestServerOptions{});
     ASSERT_TRUE(server.ok()) << server.status().ToString();
@@ -178,17 +180,18 @@ TEST_F(RestNamespaceTest, DataRoutesStreamBothWays) {
   StartServer();
   auto ns = Client();
   ASSERT_OK(ns->DeclareTable({"t"}, {}).status());
-  // 60 batches of 2,000 rows (~7 MB as IPC): more than the client buffers at once.
+  // 60 batches of 5,000 rows (~18 MB as IPC): past the server's 16 MiB body limit, which
+  // a streamed insert is not held to, and more than either side buffers at once.
   std::vector<RecordBatch> batches;
-  for (int b = 0; b < 60; ++b) batches.push_back(Rows(b * 2000, 2000));
+  for (int b = 0; b < 60; ++b) batches.push_back(Rows(b * 5000, 5000));
   auto source = MakeBatchVectorReader(batches[0].schema, batches);
   ASSERT_OK_AND_ASSIGN(InsertResult inserted, ns->Insert({"t"}, *source));
-  EXPECT_EQ(inserted.rows, 120000u);
+  EXPECT_EQ(inserted.rows, 300000u);
   EXPECT_EQ(inserted.version, 1u);
 
   ASSERT_OK_AND_ASSIGN(uint64_t all, ns->CountRows({"t"}));
-  EXPECT_EQ(all, 120000u);
-  ASSERT_OK_AND_ASSIGN(uint64_t some, ns->CountRows({"t"}, "id >= 119990"));
+  EXPECT_EQ(all, 300000u);
+  ASSERT_OK_AND_ASSIGN(uint64_t some, ns->CountRows({"t"}, "id >= 299990"));
   EXPECT_EQ(some, 10u);
 
   ASSERT_OK_AND_ASSIGN(auto reader, ns->Query({"t"}, TableQuery{}));
@@ -199,8 +202,8 @@ TEST_F(RestNamespaceTest, DataRoutesStreamBothWays) {
     rows += batch->num_rows;
     for (int64_t i = 0; i < batch->num_rows; ++i) sum += batch->columns[0].values<int64_t>()[i];
   }
-  EXPECT_EQ(rows, 120000);
-  EXPECT_EQ(sum, int64_t{120000} * 119999 / 2);
+  EXPECT_EQ(rows, 300000);
+  EXPECT_EQ(sum, int64_t{300000} * 299999 / 2);
 
   TableQuery q;
   q.filter = "id % 1000 = 7";
@@ -229,7 +232,7 @@ TEST_F(RestNamespaceTest, DataRoutesStreamBothWays) {
   ASSERT_OK_AND_ASSIGN(uint64_t now, ns->CountRows({"t"}));
   EXPECT_EQ(now, 3u);
   ASSERT_OK_AND_ASSIGN(uint64_t before, ns->CountRows({"t"}, "", /*version=*/1));
-  EXPECT_EQ(before, 120000u);
+  EXPECT_EQ(before, 300000u);
 
   // Errors come back as the spec's codes, before any row.
   TableQuery bad;
@@ -285,6 +288,50 @@ TEST_F(RestNamespaceTest, TokenIsSentFromHeaders) {
   ASSERT_OK_AND_ASSIGN(auto through_open, OpenNamespace(Uri(), {{"headers.Authorization", "Bearer s3cret"}}));
   EXPECT_OK(through_open->ListTables({}, {}).status());
   EXPECT_CODE(OpenNamespace(Uri(), {{"bogus", "1"}}), ErrorCode::kInvalidInput);
+}
+
+// The body limits at the HTTP level: JSON bodies past the limit are 413 without being
+// kept, bodies on other methods are refused unread, inserts stream past it, and an insert
+// whose body is refused or broken commits nothing.
+TEST_F(RestNamespaceTest, BodyLimitsOverHttp) {
+  StartServer("tok", /*max_body=*/64 << 10);
+  const io::HttpClient http(io::HttpTimeouts{});
+  const auto send = [&](const std::string& method, const std::string& path, const std::string& body,
+                        bool with_token = true) {
+    io::HttpRequest r;
+    r.method = method;
+    r.url = Uri() + path;
+    if (with_token) r.headers.emplace_back("x-api-key", "tok");
+    r.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
+    return http.Send(r);
+  };
+  const std::string big(200 << 10, ' ');
+  io::HttpResponse r = send("POST", "/v1/namespace/x/create?delimiter=%24", big);
+  EXPECT_EQ(r.status, 413) << r.body;
+  EXPECT_NE(r.body.find("\"code\":13"), std::string::npos) << r.body;
+  r = send("PUT", "/v1/namespace/x/create", big);
+  EXPECT_EQ(r.status, 413) << r.body;
+  r = send("POST", "/v1/namespace/x/create?delimiter=%24", "{}");
+  EXPECT_EQ(r.status, 201) << r.body;
+
+  RestNamespaceOptions keyed;
+  keyed.headers = {{"x-api-key", "tok"}};
+  auto ns = Client(keyed);
+  ASSERT_OK(ns->DeclareTable({"x", "t"}, {}).status());
+  // ~1.2 MB of rows: 20 times the limit.
+  auto rows = MakeBatchVectorReader(Rows(0, 1).schema, {Rows(0, 20000)});
+  ASSERT_OK_AND_ASSIGN(InsertResult inserted, ns->Insert({"x", "t"}, *rows));
+  EXPECT_EQ(inserted.rows, 20000u);
+
+  // Refused before the body is read: the answer still arrives.
+  r = send("POST", "/v1/table/x%24t/insert?delimiter=%24", std::string(10 << 10, 'z'), /*with_token=*/false);
+  EXPECT_EQ(r.status, 401) << r.body;
+  // Not an IPC stream: refused, nothing committed.
+  r = send("POST", "/v1/table/x%24t/insert?delimiter=%24", std::string(10 << 10, 'z'));
+  EXPECT_EQ(r.status, 400) << r.body;
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(ns->DescribeTable({"x", "t"})->location));
+  EXPECT_EQ(ds->version(), 1u);
+  EXPECT_EQ(ds->CountRows(), 20000u);
 }
 
 TEST_F(RestNamespaceTest, OtherDelimiter) {

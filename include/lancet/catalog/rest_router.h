@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lancet/catalog/namespace.h"
+#include "lancet/io/input_stream.h"
 #include "lancet/result.h"
 
 namespace lancet::catalog {
@@ -27,6 +28,10 @@ struct RestRequest {
   /// Header names in any case (HTTP names are case-insensitive); values as received.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  /// When set, the body (an insert's Arrow IPC stream) arrives through this while the
+  /// request is handled, and `body` is empty: the transport passes bodies of any size
+  /// without holding them.
+  std::shared_ptr<io::InputStream> body_stream;
 };
 
 struct RestResponse {
@@ -45,7 +50,8 @@ struct RestRouterOptions {
   /// When set, every request must carry `Authorization: Bearer <token>` or
   /// `x-api-key: <token>` (compared in constant time); 401 code 16 otherwise.
   std::string token;
-  /// Request bodies larger than this are refused (413, code 13).
+  /// Request bodies larger than this are refused (413, code 13); streamed insert bodies
+  /// are not held, so they are not bounded by it.
   size_t max_body_bytes = size_t{16} << 20;
   /// JSON nested deeper than this (objects and arrays) is refused (400, code 13).
   int max_json_depth = 32;
