@@ -529,12 +529,41 @@ Status DirectoryNamespace::RenameTable(const Id& id, const Id& new_namespace, co
   if (impl_->FindTable(found.first, target) || found.first.rows.count(new_id)) {
     return NamespaceError(ErrorCode::kTableAlreadyExists, "table " + Describe(target) + " already exists");
   }
-  // The new row first: a crash in between leaves two names for the table, never none.
-  Status inserted = impl_->manifest_.Insert({new_id, kTypeTable, found.second, std::nullopt});
+  // A directory the namespace named after the old id moves with the name: the reference
+  // finds root tables by `<name>.lance` (and lists every such directory as one), nested
+  // ones through their row. A registered location is left where its owner put it.
+  const std::string& old_location = found.second;
+  const bool old_v1 = id.size() == 1 && old_location == id[0] + kTableSuffix;
+  const bool old_hashed = old_location.size() == 9 + old_id.size() && old_location[8] == '_' &&
+                          old_location.compare(9, std::string::npos, old_id) == 0;
+  std::string new_location = old_location;
+  if (old_v1 || old_hashed) new_location = target.size() == 1 ? new_name + kTableSuffix : NestedDirName(new_id);
+  std::string old_path, new_path;
+  if (new_location != old_location) {
+    ASSIGN_OR_RETURN(old_path, impl_->Resolve(old_location));
+    ASSIGN_OR_RETURN(new_path, impl_->Resolve(new_location));
+    std::error_code ec;
+    if (fs::exists(new_path, ec)) {
+      return NamespaceError(ErrorCode::kTableAlreadyExists,
+                            "cannot rename to " + Describe(target) + ": " + new_path + " already exists");
+    }
+  }
+  // The new row first, then the directory, then the old row: a crash in between leaves
+  // the table under one of its names (the old until the move, the new after), never none.
+  Status inserted = impl_->manifest_.Insert({new_id, kTypeTable, new_location, std::nullopt});
   if (inserted.code() == StatusCode::kAlreadyExists) {
     return NamespaceError(ErrorCode::kTableAlreadyExists, "table " + Describe(target) + " already exists");
   }
   RETURN_IF_ERROR(inserted);
+  if (new_location != old_location) {
+    std::error_code ec;
+    fs::rename(old_path, new_path, ec);
+    if (ec) {
+      // Undo the row: the table stays where and what it was.
+      (void)impl_->manifest_.Remove([&](const ManifestRow& row) { return row.object_id == new_id; });
+      return Status::IOError("cannot move " + old_path + " to " + new_path + ": " + ec.message());
+    }
+  }
   return impl_->manifest_.Remove([&](const ManifestRow& row) { return row.object_id == old_id; }).status();
 }
 

@@ -254,22 +254,58 @@ TEST_F(DirNamespaceTest, RegisterDeregisterKeepData) {
   EXPECT_CODE(ns_->DeregisterTable({"zz"}), ErrorCode::kTableNotFound);
 }
 
-TEST_F(DirNamespaceTest, RenameMovesTheNameNotTheData) {
+// A directory the namespace named follows the table's name (the reference finds root
+// tables by <name>.lance); the data moves with it untouched.
+TEST_F(DirNamespaceTest, RenameMovesTheNameAndItsDirectory) {
+  const auto rows = [](const TableInfo& info) -> uint64_t {
+    auto ds = table::Dataset::Open(info.location);
+    return ds.ok() ? (*ds)->CountRows() : 0;
+  };
   ASSERT_OK(ns_->CreateNamespace({"ns"}, CreateMode::kCreate, {}).status());
   ASSERT_OK_AND_ASSIGN(TableInfo a, ns_->DeclareTable({"a"}, {}));
   WriteRows(a, 2);
   ASSERT_OK(ns_->RenameTable({"a"}, {}, "b"));
   EXPECT_EQ(Tables({}), Names{"b"});
   ASSERT_OK_AND_ASSIGN(TableInfo b, ns_->DescribeTable({"b"}));
-  EXPECT_EQ(b.location, a.location);
+  EXPECT_EQ(fs::path(b.location).filename(), "b.lance");
+  EXPECT_FALSE(fs::exists(a.location));
+  EXPECT_EQ(rows(b), 2u);
+
   ASSERT_OK(ns_->RenameTable({"b"}, {"ns"}, "c"));
   EXPECT_EQ(Tables({}), Names{});
   EXPECT_EQ(Tables({"ns"}), Names{"c"});
+  ASSERT_OK_AND_ASSIGN(TableInfo c, ns_->DescribeTable({"ns", "c"}));
+  const std::string c_dir = fs::path(c.location).filename().string();
+  EXPECT_EQ(c_dir.substr(8), "_ns$c");
+  EXPECT_FALSE(fs::exists(b.location));
+  EXPECT_EQ(rows(c), 2u);
+
   ASSERT_OK(ns_->DeclareTable({"d"}, {}).status());
   EXPECT_CODE(ns_->RenameTable({"ns", "c"}, {}, "d"), ErrorCode::kTableAlreadyExists);
   EXPECT_CODE(ns_->RenameTable({"ns", "c"}, {"zz"}, "e"), ErrorCode::kNamespaceNotFound);
   EXPECT_CODE(ns_->RenameTable({"ns", "nope"}, {}, "e"), ErrorCode::kTableNotFound);
   EXPECT_CODE(ns_->RenameTable({"ns", "c"}, {}, "../e"), ErrorCode::kInvalidInput);
+  // A leftover directory under the new name is not overwritten.
+  fs::create_directories(root_ + "/e.lance/data");
+  EXPECT_CODE(ns_->RenameTable({"ns", "c"}, {}, "e"), ErrorCode::kTableAlreadyExists);
+  EXPECT_OK(ns_->TableExists({"ns", "c"}));
+  fs::remove_all(root_ + "/e.lance");
+  ASSERT_OK(ns_->RenameTable({"ns", "c"}, {}, "e"));
+  ASSERT_OK_AND_ASSIGN(TableInfo e, ns_->DescribeTable({"e"}));
+  EXPECT_EQ(fs::path(e.location).filename(), "e.lance");
+  EXPECT_EQ(rows(e), 2u);
+
+  // A registered table keeps its location.
+  fs::create_directories(root_ + "/custom");
+  ASSERT_OK_AND_ASSIGN(TableInfo f, ns_->DeclareTable({"f"}, {}));
+  WriteRows(f, 3);
+  fs::rename(f.location, root_ + "/custom/f");
+  ASSERT_OK(ns_->DeregisterTable({"f"}).status());
+  ASSERT_OK(ns_->RegisterTable({"ns", "g"}, "custom/f", {}).status());
+  ASSERT_OK(ns_->RenameTable({"ns", "g"}, {}, "h"));
+  ASSERT_OK_AND_ASSIGN(TableInfo h, ns_->DescribeTable({"h"}));
+  EXPECT_EQ(fs::path(h.location).lexically_normal(), fs::path(root_ + "/custom/f").lexically_normal());
+  EXPECT_EQ(rows(h), 3u);
 }
 
 TEST_F(DirNamespaceTest, WithoutManifestOnlyRootTables) {
