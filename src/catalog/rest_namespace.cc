@@ -216,6 +216,8 @@ Result<RestNamespaceOptions> RestNamespace::OptionsFromProperties(const Properti
       options.delimiter = value;
     } else if (key.rfind("headers.", 0) == 0 && key.size() > 8) {
       options.headers.emplace_back(key.substr(8), value);
+    } else if (key == "tls.ca_file") {
+      options.ca_file = value;
     } else if (key == "connect_timeout_ms" || key == "request_timeout_ms") {
       long ms = 0;
       auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
@@ -241,9 +243,9 @@ Result<std::unique_ptr<RestNamespace>> RestNamespace::Open(const std::string& ur
   io::HttpTimeouts timeouts;
   timeouts.connect_ms = options.connect_timeout_ms;
   timeouts.total_ms = options.request_timeout_ms;
-  impl->client = std::make_shared<io::HttpClient>(timeouts);
+  impl->client = std::make_shared<io::HttpClient>(timeouts, options.ca_file);
   timeouts.total_ms = 0;
-  impl->data_client = std::make_shared<io::HttpClient>(timeouts);
+  impl->data_client = std::make_shared<io::HttpClient>(timeouts, options.ca_file);
   impl->options = std::move(options);
   return std::unique_ptr<RestNamespace>(new RestNamespace(std::move(impl)));
 }

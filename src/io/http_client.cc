@@ -119,7 +119,9 @@ std::string HttpResponse::Header(std::string_view name) const {
   return "";
 }
 
-HttpClient::HttpClient(HttpTimeouts timeouts) : timeouts_(timeouts) { GlobalInit(); }
+HttpClient::HttpClient(HttpTimeouts timeouts, std::string ca_file) : timeouts_(timeouts), ca_file_(std::move(ca_file)) {
+  GlobalInit();
+}
 
 HttpClient::~HttpClient() {
   for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
@@ -162,6 +164,7 @@ HttpResponse HttpClient::Send(const HttpRequest& request) const {
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, timeouts_.low_speed_bytes);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeouts_.low_speed_seconds);
   if (timeouts_.total_ms > 0) curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeouts_.total_ms);
+  if (!ca_file_.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file_.c_str());
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);

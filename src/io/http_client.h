@@ -59,7 +59,8 @@ struct HttpResponse {
 /// \brief Thread-safe: each Send borrows an idle handle (or makes one) and returns it.
 class HttpClient {
  public:
-  explicit HttpClient(HttpTimeouts timeouts);
+  /// `ca_file`: a PEM bundle to verify HTTPS servers against instead of the system's.
+  explicit HttpClient(HttpTimeouts timeouts, std::string ca_file = "");
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -71,6 +72,7 @@ class HttpClient {
   void Release(void* handle) const;
 
   HttpTimeouts timeouts_;
+  std::string ca_file_;
   mutable std::mutex mu_;
   mutable std::vector<void*> idle_;
 };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -60,7 +61,8 @@ class RestNamespaceTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  void StartServer(const std::string& token = "", size_t max_body = size_t{16} << 20) {
+  void StartServer(const std::string& token = "", size_t max_body = size_t{16} << 20,
+                   const RestServerOptions& server_options = {}) {
     auto dir = DirectoryNamespace::Open(root_);
     ASSERT_TRUE(dir.ok()) << dir.status().ToString();
     RestRouterOptions options;
@@ -68,7 +70,7 @@ class RestNamespaceTest : public ::testing::Test {
     options.token = token;
     options.max_body_bytes = max_body;
     auto router = std::make_shared<const RestRouter>(std::shared_ptr<Namespace>(std::move(*dir)), options);
-    auto server = RestServer::Bind(router, RestServerOptions{});
+    auto server = RestServer::Bind(router, server_options);
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(*server);
     thread_ = std::thread([this] { EXPECT_OK(server_->Run()); });
@@ -79,7 +81,9 @@ class RestNamespaceTest : public ::testing::Test {
     thread_.join();
     server_.reset();
   }
-  std::string Uri() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
+  std::string Uri(const char* scheme = "http") const {
+    return std::string(scheme) + "://127.0.0.1:" + std::to_string(server_->port());
+  }
 
   std::unique_ptr<RestNamespace> Client(RestNamespaceOptions options = {}) {
     auto client = RestNamespace::Open(Uri(), std::move(options));
@@ -332,6 +336,37 @@ TEST_F(RestNamespaceTest, BodyLimitsOverHttp) {
   ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(ns->DescribeTable({"x", "t"})->location));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows(), 20000u);
+}
+
+// HTTPS with a self-signed certificate: refused unless the client is given it to trust.
+TEST_F(RestNamespaceTest, Tls) {
+  const std::string key = root_ + "/key.pem", cert = root_ + "/cert.pem";
+  const std::string make =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+      "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+      key + " -out " + cert + " >/dev/null 2>&1";
+  if (std::system(make.c_str()) != 0) GTEST_SKIP() << "the openssl command is not available";
+  RestServerOptions tls;
+  tls.tls_cert = cert;
+  tls.tls_key = key;
+  StartServer("", size_t{16} << 20, tls);
+  auto untrusted = RestNamespace::Open(Uri("https"), {});
+  ASSERT_TRUE(untrusted.ok());
+  auto refused = (*untrusted)->ListNamespaces({}, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kIOError) << refused.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto trusted, OpenNamespace(Uri("https"), {{"tls.ca_file", cert}}));
+  ASSERT_OK(trusted->CreateNamespace({"secure"}, CreateMode::kCreate, {}).status());
+  ASSERT_OK_AND_ASSIGN(Page page, trusted->ListNamespaces({}, {}));
+  EXPECT_EQ(page.names, (std::vector<std::string>{"secure"}));
+  // Plain HTTP to the TLS port is not answered as if it were HTTPS.
+  auto plain = RestNamespace::Open(Uri("http"), {});
+  EXPECT_FALSE((*plain)->ListNamespaces({}, {}).ok());
+  RestServerOptions half;
+  half.tls_cert = cert;
+  auto unpaired = RestServer::Bind(nullptr, half);
+  ASSERT_FALSE(unpaired.ok());
+  EXPECT_TRUE(unpaired.status().IsInvalidArgument()) << unpaired.status().ToString();
 }
 
 TEST_F(RestNamespaceTest, OtherDelimiter) {

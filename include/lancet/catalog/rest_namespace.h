@@ -38,6 +38,9 @@ struct RestNamespaceOptions {
   long connect_timeout_ms = 5000;
   /// Bound on one catalog call; data routes are bounded by a stall timeout instead.
   long request_timeout_ms = 60000;
+  /// A PEM bundle to verify an https server against instead of the system's (a server
+  /// with a private CA or a self-signed certificate).
+  std::string ca_file;
 };
 
 /// \brief Thread-safe: calls share a pool of connections.
@@ -46,7 +49,7 @@ class RestNamespace : public Namespace {
   /// `uri`: http(s)://host:port[/base]. No request is made until the first call.
   static Result<std::unique_ptr<RestNamespace>> Open(const std::string& uri, RestNamespaceOptions options);
   /// Options from OpenNamespace properties: `delimiter`, `headers.<Name>`,
-  /// `connect_timeout_ms`, `request_timeout_ms`.
+  /// `connect_timeout_ms`, `request_timeout_ms`, `tls.ca_file`.
   static Result<RestNamespaceOptions> OptionsFromProperties(const Properties& properties);
   ~RestNamespace() override;
 
