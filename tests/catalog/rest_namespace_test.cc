@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "catalog/expect_code.h"
 #include "io/http_client.h"
 #include "lancet/catalog/dir_namespace.h"
 #include "lancet/catalog/rest_router.h"
@@ -23,13 +24,6 @@
 namespace lancet::catalog {
 namespace {
 namespace fs = std::filesystem;
-
-#define EXPECT_CODE(expr, code)                                           \
-  do {                                                                    \
-    ::lancet::Status _st = ::lancet::ToStatus(expr);                      \
-    EXPECT_FALSE(_st.ok()) << #expr << " succeeded";                      \
-    EXPECT_EQ(ErrorCodeOf(_st), code) << #expr << ": " << _st.ToString(); \
-  } while (0)
 
 RecordBatch Rows(int64_t first, int64_t count) {
   std::vector<int64_t> ids(static_cast<size_t>(count));
