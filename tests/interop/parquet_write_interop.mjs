@@ -348,6 +348,20 @@ const nameMeta = bigMeta.find((m) => m.path_in_schema === 'name');
 check(String(nameMeta?.encodings).includes('RLE_DICTIONARY') && String(nameMeta?.encodings).includes('PLAIN'), `name chunk falls back to PLAIN: ${nameMeta?.encodings}`);
 check(String(bigMeta.find((m) => m.path_in_schema === 'id')?.stats_null_count) === '0', 'id null_count 0');
 
+// Blob V2 columns: --blob-bytes writes struct<data, uri> with each blob's bytes.
+const blobDir = path.join(WORK, 'blob');
+fs.mkdirSync(blobDir, { recursive: true });
+fs.writeFileSync(path.join(blobDir, 'schema.json'), JSON.stringify({ fields: [{ name: 'id', type: 'int64' }, { name: 'blob', type: 'large_binary' }] }));
+const blobHex = (r) => (r % 7 === 0 ? null : hex(r, (r * 37) % 3000));
+fs.writeFileSync(path.join(blobDir, 'rows.ndjson'), Array.from({ length: 300 }, (_, r) => JSON.stringify({ id: r, blob: blobHex(r) })).join('\n') + '\n');
+const blobDs = path.join(WORK, 'blob.lance');
+lancet('import', '--schema', path.join(blobDir, 'schema.json'), '--blob', 'blob:inline=100,dedicated=2000', path.join(blobDir, 'rows.ndjson'), blobDs);
+const blobFile = path.join(WORK, 'blob.parquet');
+lancet('export', blobDs, blobFile, '--blob-bytes', '--row-group-rows', '128');
+const blobs = await query(`SELECT id, hex(blob.data) AS data FROM read_parquet('${blobFile}') ORDER BY id`);
+check(blobs.length === 300 && blobs.every((b, r) => String(b.id) === String(r) && b.data === (blobHex(r)?.toUpperCase() ?? null)),
+  `blob bytes through --blob-bytes (${blobs.length} rows)`);
+
 if (failures) {
   console.error(`parquet_write_interop: ${failures} failures`);
   process.exit(1);
