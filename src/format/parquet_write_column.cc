@@ -214,7 +214,7 @@ ColumnChunkWriter::ColumnChunkWriter(LeafPlan plan, const ColumnWriteOptions& op
       stats_(options.statistics ? plan_.order : SortOrder::kNone) {}
 
 uint64_t ColumnChunkWriter::OpenPageBytes() const {
-  const int index_width = std::max(1, BitWidthFor(dict_index_.size()));
+  const int index_width = std::max(1, BitWidthFor(dict_size_));
   const uint64_t level_bits = page_def_.size() * def_width_ + page_rep_.size() * rep_width_;
   return page_plain_.size() + (page_indices_.size() * index_width + page_bools_.size() + level_bits) / 8;
 }
@@ -252,12 +252,25 @@ void ColumnChunkWriter::EncodeValue(const Array& a, int64_t i) {
   if (plan_.physical == PhysicalType::kBoolean) {
     page_bools_.push_back(static_cast<uint8_t>(scratch_[0]));
   } else if (use_dictionary_) {
-    auto [it, inserted] = dict_index_.try_emplace(scratch_, static_cast<uint32_t>(dict_index_.size()));
+    uint32_t index;
+    bool inserted;
+    if (!byte_array && scratch_.size() <= sizeof(uint64_t)) {
+      uint64_t key = 0;
+      std::memcpy(&key, scratch_.data(), scratch_.size());
+      auto [it, added] = dict_fixed_.try_emplace(key, dict_size_);
+      index = it->second;
+      inserted = added;
+    } else {
+      auto [it, added] = dict_bytes_.try_emplace(scratch_, dict_size_);
+      index = it->second;
+      inserted = added;
+    }
     if (inserted) {
+      ++dict_size_;
       dict_plain_ += scratch_;
       if (dict_plain_.size() > options_.page_bytes) fallback_pending_ = true;
     }
-    page_indices_.push_back(it->second);
+    page_indices_.push_back(index);
   } else {
     page_plain_ += scratch_;
   }
@@ -297,7 +310,7 @@ Status ColumnChunkWriter::CutPage() {
       ++plain_pages_;
     } else if (use_dictionary_ && page_values_ > 0) {
       encoding = Encoding::kRleDictionary;
-      const int width = std::max(1, BitWidthFor(dict_index_.size() - 1));
+      const int width = std::max(1, BitWidthFor(dict_size_ - 1));
       body.push_back(static_cast<char>(width));
       AppendRleBitPacked(page_indices_, width, &body);
       ++dict_pages_;
@@ -336,8 +349,8 @@ Result<ColumnMetaData> ColumnChunkWriter::Flush(int64_t file_offset,
   int64_t offset = file_offset;
   if (dict_pages_ > 0) {
     std::string page;
-    RETURN_IF_ERROR(AddPage(PageType::kDictionaryPage, dict_plain_, static_cast<int32_t>(dict_index_.size()),
-                            Encoding::kPlain, &page));
+    RETURN_IF_ERROR(
+        AddPage(PageType::kDictionaryPage, dict_plain_, static_cast<int32_t>(dict_size_), Encoding::kPlain, &page));
     m.dictionary_page_offset = offset;
     RETURN_IF_ERROR(emit(page));
     offset += static_cast<int64_t>(page.size());
@@ -363,7 +376,9 @@ Result<ColumnMetaData> ColumnChunkWriter::Flush(int64_t file_offset,
 
   pages_.clear();
   pages_bytes_ = 0;
-  dict_index_.clear();
+  dict_fixed_.clear();
+  dict_bytes_.clear();
+  dict_size_ = 0;
   dict_plain_.clear();
   num_slots_ = uncompressed_bytes_ = 0;
   dict_pages_ = plain_pages_ = 0;

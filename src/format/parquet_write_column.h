@@ -82,7 +82,11 @@ class ColumnChunkWriter {
   // The row group's chunk.
   bool use_dictionary_;
   bool fallback_pending_ = false;
-  std::unordered_map<std::string, uint32_t> dict_index_;
+  // Values of up to 8 bytes (every fixed width but wide FIXED_LEN_BYTE_ARRAY) are keyed
+  // by their bits, the rest by their PLAIN bytes.
+  std::unordered_map<uint64_t, uint32_t> dict_fixed_;
+  std::unordered_map<std::string, uint32_t> dict_bytes_;
+  uint32_t dict_size_ = 0;
   std::string dict_plain_;
   std::vector<std::string> pages_;  // header + compressed body each
   uint64_t pages_bytes_ = 0;
