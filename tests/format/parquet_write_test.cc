@@ -447,6 +447,69 @@ TEST(ParquetValuesWrite, PlainDecimalIsBigEndianAtItsWidth) {
   EXPECT_EQ(DecimalByteWidth(38), 16);
 }
 
+TEST(ParquetValuesWrite, UnitsParquetLacksAreConverted) {
+  // Seconds become milliseconds, date64 becomes days (rounding down before the epoch).
+  LeafPlan plan;
+  auto plain = [&](const DataType& t, std::string_view json) {
+    std::string out;
+    Array a = FromJson(t, json);
+    for (int64_t i = 0; i < a.length; ++i) AppendPlainValue(plan, a, i, &out);
+    return Hex(out);
+  };
+  DataType t32s = MakeType(TypeId::kTime32);
+  t32s.unit = TimeUnit::kSecond;
+  EXPECT_EQ(plain(t32s, "[1]"), "e8 03 00 00");
+  EXPECT_EQ(plain(TimestampType(TimeUnit::kSecond), "[-1]"), "18 fc ff ff ff ff ff ff");
+  EXPECT_EQ(plain(MakeType(TypeId::kDate64), "[86400000, -1]"), "01 00 00 00 ff ff ff ff");
+  EXPECT_EQ(plain(MakeType(TypeId::kUInt16), "[65535]"), "ff ff 00 00");  // zero-extended
+  EXPECT_EQ(plain(MakeType(TypeId::kInt8), "[-1]"), "ff ff ff ff");       // sign-extended
+  EXPECT_EQ(plain(MakeType(TypeId::kUtf8), R"(["hé"])"), "03 00 00 00 68 c3 a9");
+
+  DataType d256 = MakeType(TypeId::kDecimal256);
+  d256.precision = 40;
+  d256.scale = 0;
+  ASSERT_OK_AND_ASSIGN(auto p256, PlanParquetSchema(Schema{{MakeField("d", d256)}, {}}));
+  EXPECT_EQ(p256.leaves[0].type_length, 17);
+  plan = p256.leaves[0];
+  EXPECT_EQ(plain(d256, R"(["-2"])"), "ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff fe");
+}
+
+TEST(ParquetValuesWrite, DictionaryArraysAreWrittenAsTheirValues) {
+  DataType dict = MakeType(TypeId::kDictionary);
+  dict.index_type = std::make_shared<DataType>(MakeType(TypeId::kInt8));
+  dict.value_type = std::make_shared<DataType>(MakeType(TypeId::kUtf8));
+  Field f = MakeField("d", dict);
+  ASSERT_OK_AND_ASSIGN(auto plan, PlanParquetSchema(Schema{{f}, {}}));
+  ASSERT_EQ(plan.leaves.size(), 1u);
+  EXPECT_EQ(plan.leaves[0].physical, PhysicalType::kByteArray);
+  EXPECT_EQ(plan.elements[1].logical_type.kind, LogicalType::Kind::kString);
+  Array a = FromJson(dict, R"(["b", null, "a", "b"])");
+  auto leaves = Shred(f, ArraySlice(a, 1, 3));
+  ASSERT_EQ(leaves.size(), 1u);
+  EXPECT_EQ(leaves[0].def, (U{0, 1, 1}));
+  // Indices into the dictionary, which holds each value once.
+  ASSERT_EQ(leaves[0].values.size(), 2u);
+  std::vector<LeafLevels> raw;
+  ASSERT_OK(ShredColumn(f, ArraySlice(a, 1, 3), &raw));
+  EXPECT_EQ(raw[0].values_array.GetView(raw[0].values[0]), "a");
+  EXPECT_EQ(raw[0].values_array.GetView(raw[0].values[1]), "b");
+}
+
+TEST(ParquetValuesWrite, NullColumnsAreUnknownInt32) {
+  Schema schema{{MakeField("n", MakeType(TypeId::kNull)), MakeField("x", MakeType(TypeId::kInt32))}, {}};
+  ASSERT_OK_AND_ASSIGN(auto plan, PlanParquetSchema(schema));
+  EXPECT_EQ(plan.elements[1].logical_type.kind, LogicalType::Kind::kUnknown);
+  ASSERT_OK_AND_ASSIGN(Array nulls, MakeNullArray(MakeType(TypeId::kNull), 3));
+  RecordBatch b{schema, 3, {nulls, FromJson(MakeType(TypeId::kInt32), "[1, 2, 3]")}};
+  ASSERT_OK_AND_ASSIGN(std::string file, WriteFile(schema, {b}));
+  TValue meta{Footer(file)};
+  const TValue& chunk = meta[4].list()[0][1].list()[0][3];
+  EXPECT_EQ(chunk[5].i(), 3);      // three slots
+  EXPECT_EQ(chunk[12][3].i(), 3);  // all null
+  EXPECT_FALSE(chunk[12].has(5));  // no bounds
+  EXPECT_FALSE(chunk.has(11));     // and no dictionary
+}
+
 TEST(ParquetValuesWrite, StatisticsOrders) {
   auto stats_of = [](SortOrder order, const std::vector<std::string>& values) {
     ChunkStatistics s(order);
