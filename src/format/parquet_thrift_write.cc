@@ -124,6 +124,7 @@ void WriteStatistics(CompactWriter& w, int16_t id, const Statistics& s) {
   if (s.distinct_count) w.FieldI64(4, *s.distinct_count);
   if (s.max_value) w.FieldBinary(5, *s.max_value);
   if (s.min_value) w.FieldBinary(6, *s.min_value);
+  if (s.nan_count) w.FieldI64(9, *s.nan_count);
   w.EndStruct();
 }
 

@@ -98,7 +98,11 @@ bool ChunkStatistics::Less(std::string_view a, std::string_view b) const {
 }
 
 void ChunkStatistics::Update(std::string_view plain) {
-  if (order_ == SortOrder::kNone || IsNan(order_, plain)) return;
+  if (order_ == SortOrder::kNone) return;
+  if (IsNan(order_, plain)) {
+    ++nan_count_;
+    return;
+  }
   if (!min_ || Less(plain, *min_)) min_.emplace(plain);
   if (!max_ || Less(*max_, plain)) max_.emplace(plain);
 }
@@ -106,14 +110,15 @@ void ChunkStatistics::Update(std::string_view plain) {
 Statistics ChunkStatistics::Take() {
   Statistics s;
   s.null_count = null_count_;
+  const bool is_float = order_ == SortOrder::kFloat || order_ == SortOrder::kFloat16;
+  if (is_float) s.nan_count = nan_count_;
   if (min_ && max_) {
-    const bool is_float = order_ == SortOrder::kFloat || order_ == SortOrder::kFloat16;
     s.min_value = is_float && IsZero(order_, *min_) ? SignedZero(order_, min_->size(), true) : *min_;
     s.max_value = is_float && IsZero(order_, *max_) ? SignedZero(order_, max_->size(), false) : *max_;
   }
   min_.reset();
   max_.reset();
-  null_count_ = 0;
+  null_count_ = nan_count_ = 0;
   return s;
 }
 

@@ -18,7 +18,13 @@
 
 namespace lancet::format::parquet {
 
-/// Min/max in a leaf's sort order and null count, over one column chunk.
+/// \brief Min/max in a leaf's sort order (parquet.thrift, ColumnOrder TYPE_ORDER), null
+/// count and, for floats, NaN count over one column chunk.
+///
+/// Floats (and FLOAT16) follow TYPE_ORDER's writer rules: NaN never bounds a chunk (one
+/// of only NaN has no min/max), a zero min is written as -0 and a zero max as +0, and
+/// nan_count is always set. Byte arrays compare as unsigned bytes and are not truncated.
+/// Null columns have no bounds.
 class ChunkStatistics {
  public:
   explicit ChunkStatistics(SortOrder order) : order_(order) {}
@@ -33,6 +39,7 @@ class ChunkStatistics {
   SortOrder order_;
   std::optional<std::string> min_, max_;
   int64_t null_count_ = 0;
+  int64_t nan_count_ = 0;
 };
 
 struct ColumnWriteOptions {

@@ -168,6 +168,21 @@ TEST(ParquetThriftWrite, DataPageHeaderBytes) {
   EXPECT_EQ(Hex(EncodePageHeader(h)), "15 00 15 c8 01 15 64 2c 15 14 15 00 15 06 15 06 00 00");
 }
 
+TEST(ParquetThriftWrite, StatisticsBytes) {
+  PageHeader h;
+  h.data_page_header = DataPageHeader{};
+  Statistics st;
+  st.null_count = 0;
+  st.max_value = "b";
+  st.min_value = "a";
+  st.nan_count = 2;
+  h.data_page_header->statistics = st;
+  const std::string bytes = EncodePageHeader(h);
+  // ... 15 06 (field 4), then field 5 (1c): 3: null_count 0 (36 00), 5: "b" (28 01 62),
+  // 6: "a" (18 01 61), 9: nan_count 2 (36 04), stop; the page header's stop.
+  EXPECT_EQ(Hex(bytes.substr(bytes.size() - 16)), "15 06 1c 36 00 28 01 62 18 01 61 36 04 00 00 00");
+}
+
 TEST(ParquetThriftWrite, DictionaryPageHeaderBytes) {
   PageHeader h;
   h.type = PageType::kDictionaryPage;
@@ -528,8 +543,11 @@ TEST(ParquetValuesWrite, StatisticsOrders) {
   s = stats_of(SortOrder::kFloat, {f64(NAN), f64(0.0), f64(-0.0)});
   EXPECT_EQ(*s.min_value, f64(-0.0));
   EXPECT_EQ(*s.max_value, f64(0.0));
+  EXPECT_EQ(s.nan_count, 1);
   s = stats_of(SortOrder::kFloat, {f64(NAN)});
   EXPECT_FALSE(s.min_value.has_value());
+  EXPECT_EQ(s.nan_count, 1);
+  EXPECT_FALSE(stats_of(SortOrder::kSigned, {i32(1)}).nan_count.has_value());
   s = stats_of(SortOrder::kBytes, {std::string("b"), std::string("\xff"), std::string("a")});
   EXPECT_EQ(*s.min_value, "a");
   EXPECT_EQ(*s.max_value, "\xff");
