@@ -91,9 +91,9 @@ class Shredder {
         return Walk(value, value.nullable, entries.children[1], std::move(elements), rep_depth + 1);
       }
       case TypeId::kDictionary:
-        return DictionaryLeaf(field, nullable, a, std::move(slots));
+        return DictionaryLeaf(field, nullable, a, std::move(slots), rep_depth > 0);
       default:
-        return Leaf(a, slots);
+        return Leaf(a, slots, rep_depth > 0);
     }
   }
 
@@ -127,13 +127,15 @@ class Shredder {
     return out;
   }
 
-  Status Leaf(const Array& a, const std::vector<Slot>& slots) {
+  // Leaves outside any list have no repetition levels to keep.
+  Status Leaf(const Array& a, const std::vector<Slot>& slots, bool repeated) {
     LeafLevels leaf;
     leaf.def.reserve(slots.size());
-    leaf.rep.reserve(slots.size());
+    leaf.values.reserve(slots.size());
+    if (repeated) leaf.rep.reserve(slots.size());
     for (const Slot& s : slots) {
       leaf.def.push_back(s.def);
-      leaf.rep.push_back(s.rep);
+      if (repeated) leaf.rep.push_back(s.rep);
       if (s.index != kAbsent) leaf.values.push_back(s.index);
     }
     leaf.values_array = a;
@@ -143,7 +145,7 @@ class Shredder {
 
   // Written as its values: each present index is replaced by the dictionary entry it
   // names; a null entry is a null value.
-  Status DictionaryLeaf(const Field& field, bool nullable, const Array& a, std::vector<Slot> slots) {
+  Status DictionaryLeaf(const Field& field, bool nullable, const Array& a, std::vector<Slot> slots, bool repeated) {
     if (!a.dictionary) return Shape(field);
     const Array& dict = *a.dictionary;
     for (Slot& s : slots) {
@@ -158,7 +160,7 @@ class Shredder {
       s.index = kAbsent;
       --s.def;
     }
-    return Leaf(dict, slots);
+    return Leaf(dict, slots, repeated);
   }
 
   std::vector<LeafLevels>* out_;

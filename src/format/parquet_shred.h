@@ -15,7 +15,8 @@ namespace lancet::format::parquet {
 
 /// \brief One leaf column's share of a batch.
 struct LeafLevels {
-  std::vector<uint32_t> def, rep;  // one per slot (also for null and empty slots)
+  std::vector<uint32_t> def;  // one per slot (also for null and empty slots)
+  std::vector<uint32_t> rep;  // likewise, but empty for leaves outside any list
   /// Indices into `values_array` (logical, before its offset) of the slots whose
   /// definition level is the leaf's maximum, in slot order.
   std::vector<int64_t> values;

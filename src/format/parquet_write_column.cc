@@ -15,6 +15,7 @@ namespace {
 constexpr int64_t kMillisPerSecond = 1000;
 constexpr int64_t kMillisPerDay = 86400000;
 constexpr size_t kByteArrayLengthPrefix = 4;
+constexpr int32_t kSlotsPerSizeCheck = 16;
 
 template <typename T>
 void Put(std::string* out, T v) {
@@ -230,10 +231,14 @@ Status ColumnChunkWriter::Append(const LeafLevels& levels) {
   const bool has_rep = plan_.max_rep > 0;
   size_t next_value = 0;
   for (size_t k = 0; k < levels.def.size(); ++k) {
-    // Pages end on row boundaries, so readers never see a row split across pages.
-    if (page_slots_ > 0 && (!has_rep || levels.rep[k] == 0) &&
-        (fallback_pending_ || OpenPageBytes() >= options_.page_bytes)) {
-      RETURN_IF_ERROR(CutPage());
+    // Pages end on row boundaries, so readers never see a row split across pages. The
+    // size is looked at every kSlotsPerSizeCheck slots: pages overshoot by a few values.
+    if (page_slots_ >= next_size_check_ && (!has_rep || levels.rep[k] == 0)) {
+      if (fallback_pending_ || OpenPageBytes() >= options_.page_bytes) {
+        RETURN_IF_ERROR(CutPage());
+      } else {
+        next_size_check_ = page_slots_ + kSlotsPerSizeCheck;
+      }
     }
     ++page_slots_;
     if (plan_.max_def > 0) page_def_.push_back(levels.def[k]);
@@ -335,6 +340,7 @@ Status ColumnChunkWriter::CutPage() {
     page_bools_.clear();
     page_plain_.clear();
     page_slots_ = page_values_ = 0;
+    next_size_check_ = kSlotsPerSizeCheck;
   }
   if (fallback_pending_) {
     use_dictionary_ = false;

@@ -85,6 +85,7 @@ class ColumnChunkWriter {
   std::string page_plain_;
   int32_t page_slots_ = 0;
   int32_t page_values_ = 0;
+  int32_t next_size_check_ = 1;
 
   // The row group's chunk.
   bool use_dictionary_;
