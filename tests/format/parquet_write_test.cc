@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -433,6 +434,117 @@ TEST(ParquetShred, StructSliceAndFixedSizeList) {
   EXPECT_EQ(fl[0].def, (U{0, 3, 2}));
   EXPECT_EQ(fl[0].rep, (U{0, 0, 1}));
   EXPECT_EQ(fl[0].values, (I{4}));
+}
+
+// Random list<struct<a: int32, b: list<int16>>> rows, nulls and empties at every level,
+// shredded from random slices; the expected levels come from the rows themselves.
+TEST(ParquetShred, RandomNestedAgainstTheRows) {
+  struct Item {
+    bool null = false;
+    std::optional<int32_t> a;
+    bool b_null = false;
+    std::vector<std::optional<int16_t>> b;
+  };
+  struct Row {
+    bool null = false;
+    std::vector<Item> items;
+  };
+  uint64_t seed = 7;
+  auto next = [&](uint32_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(seed >> 33) % n;
+  };
+  Field f = MakeField(
+      "n", ListOf(MakeField("item", StructOf({MakeField("a", MakeType(TypeId::kInt32)),
+                                              MakeField("b", ListOf(MakeField("item", MakeType(TypeId::kInt16))))}))));
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<Row> rows(1 + next(40));
+    std::string json = "[";
+    for (size_t r = 0; r < rows.size(); ++r) {
+      Row& row = rows[r];
+      json += r ? "," : "";
+      row.null = next(6) == 0;
+      if (row.null) {
+        json += "null";
+        continue;
+      }
+      row.items.resize(next(4));
+      json += "[";
+      for (size_t i = 0; i < row.items.size(); ++i) {
+        Item& it = row.items[i];
+        json += i ? "," : "";
+        it.null = next(5) == 0;
+        if (it.null) {
+          json += "null";
+          continue;
+        }
+        if (next(4) != 0) it.a = static_cast<int32_t>(next(1000)) - 500;
+        it.b_null = next(5) == 0;
+        json += "{\"a\": " + (it.a ? std::to_string(*it.a) : "null") + ", \"b\": ";
+        if (it.b_null) {
+          json += "null}";
+          continue;
+        }
+        it.b.resize(next(4));
+        json += "[";
+        for (size_t j = 0; j < it.b.size(); ++j) {
+          if (next(4) != 0) it.b[j] = static_cast<int16_t>(next(200) - 100);
+          json += (j ? "," : "") + (it.b[j] ? std::to_string(*it.b[j]) : "null");
+        }
+        json += "]}";
+      }
+      json += "]";
+    }
+    json += "]";
+    Array array = FromJson(f.type, json);
+    const int64_t begin = next(static_cast<uint32_t>(rows.size()));
+    const int64_t length = next(static_cast<uint32_t>(rows.size() - begin) + 1);
+
+    // Expected: definition levels count the present optional/repeated ancestors.
+    U a_def, a_rep, b_def, b_rep;
+    std::vector<int32_t> a_values;
+    std::vector<int16_t> b_values;
+    for (int64_t r = begin; r < begin + length; ++r) {
+      const Row& row = rows[r];
+      if (row.null || row.items.empty()) {
+        for (U* d : {&a_def, &b_def}) d->push_back(row.null ? 0 : 1);
+        a_rep.push_back(0);
+        b_rep.push_back(0);
+        continue;
+      }
+      for (size_t i = 0; i < row.items.size(); ++i) {
+        const Item& it = row.items[i];
+        const uint32_t rep = i == 0 ? 0 : 1;
+        a_rep.push_back(rep);
+        a_def.push_back(it.null ? 2 : it.a ? 4 : 3);
+        if (!it.null && it.a) a_values.push_back(*it.a);
+        if (it.null || it.b_null || it.b.empty()) {
+          b_def.push_back(it.null ? 2 : it.b_null ? 3 : 4);
+          b_rep.push_back(rep);
+          continue;
+        }
+        for (size_t j = 0; j < it.b.size(); ++j) {
+          b_rep.push_back(j == 0 ? rep : 2);
+          b_def.push_back(it.b[j] ? 6 : 5);
+          if (it.b[j]) b_values.push_back(*it.b[j]);
+        }
+      }
+    }
+    std::vector<LeafLevels> leaves;
+    ASSERT_OK(ShredColumn(f, ArraySlice(array, begin, length), &leaves));
+    ASSERT_EQ(leaves.size(), 2u);
+    SCOPED_TRACE(json + " slice " + std::to_string(begin) + "+" + std::to_string(length));
+    EXPECT_EQ(leaves[0].def, a_def);
+    EXPECT_EQ(leaves[0].rep, a_rep);
+    EXPECT_EQ(leaves[1].def, b_def);
+    EXPECT_EQ(leaves[1].rep, b_rep);
+    std::vector<int32_t> got_a;
+    for (int64_t i : leaves[0].values) got_a.push_back(leaves[0].values_array.values<int32_t>()[i]);
+    std::vector<int16_t> got_b;
+    for (int64_t i : leaves[1].values) got_b.push_back(leaves[1].values_array.values<int16_t>()[i]);
+    EXPECT_EQ(got_a, a_values);
+    EXPECT_EQ(got_b, b_values);
+  }
 }
 
 TEST(ParquetShred, NullInNonNullableFieldFails) {
