@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "format/ipc_reader.h"
 #include "format/parquet_compress.h"
 #include "format/parquet_encode.h"
 #include "format/parquet_metadata.h"
@@ -812,6 +813,37 @@ TEST(ParquetWriterOptions, RejectsWhatParquetCannotHold) {
   ParquetWriteOptions o;
   o.row_group_rows = 0;
   EXPECT_EQ(WriteFile(schema, {}, o).status().code(), StatusCode::kInvalidArgument);
+}
+
+// ARROW:schema is base64 of an encapsulated IPC schema message: with an end-of-stream
+// marker after it, Lancet's IPC reader gets the exact schema back.
+TEST(ParquetWriterOptions, ArrowSchemaKeyRestoresTheSchema) {
+  DataType t32 = MakeType(TypeId::kTime32);
+  t32.unit = TimeUnit::kSecond;
+  Field fid = MakeField("f", FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat16)), 2));
+  fid.metadata[kParquetFieldIdKey] = "3";
+  Schema schema{{fid, MakeField("t", t32), MakeField("ts", TimestampType(TimeUnit::kSecond, "Asia/Tokyo"))},
+                {{"k", "v"}}};
+  ASSERT_OK_AND_ASSIGN(std::string value, ArrowSchemaFooterValue(schema));
+  std::string raw;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : value) {
+    if (c == '=') break;
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    acc = (acc << 6) | static_cast<uint32_t>(std::strchr(alphabet, c) - alphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      raw.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  EXPECT_EQ(value.size() % 4, 0u);
+  raw += std::string("\xff\xff\xff\xff\0\0\0\0", 8);
+  ASSERT_OK_AND_ASSIGN(auto data, ReadIpcStreamData(Buffer::Copy(raw)));
+  ASSERT_EQ(data.schema.fields.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(data.schema.fields[i], schema.fields[i]) << i;
+  EXPECT_EQ(data.schema.metadata, schema.metadata);
 }
 
 TEST(ParquetWriterOptions, EmptyFileAndSinkErrors) {
