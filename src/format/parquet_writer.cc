@@ -80,6 +80,10 @@ class Writer final : public ParquetWriter {
                                        batch.columns[c].type.ToString() + ", the schema " +
                                        schema_.fields[c].type.ToString());
       }
+      // The shredder follows offsets and child lengths as they are; a malformed array
+      // is refused here rather than read out of bounds.
+      Status valid = batch.columns[c].Validate();
+      if (!valid.ok()) return Status::InvalidArgument("column '" + schema_.fields[c].name + "': " + valid.message());
     }
     int64_t done = 0;
     while (done < batch.num_rows) {

@@ -810,6 +810,12 @@ TEST(ParquetWriterOptions, RejectsWhatParquetCannotHold) {
   Schema schema{{MakeField("x", MakeType(TypeId::kInt32))}, {}};
   RecordBatch wrong{schema, 1, {FromJson(MakeType(TypeId::kInt64), "[1]")}};
   EXPECT_EQ(WriteFile(schema, {wrong}).status().code(), StatusCode::kInvalidArgument);
+  // Offsets past the end of the data are refused, not followed.
+  Schema strings{{MakeField("s", MakeType(TypeId::kUtf8))}, {}};
+  Array bad = FromJson(strings.fields[0].type, R"(["ab", "c"])");
+  const int32_t offsets[] = {0, 2, 99};
+  bad.buffers[1] = Buffer::Copy(std::string_view(reinterpret_cast<const char*>(offsets), sizeof(offsets)));
+  EXPECT_EQ(WriteFile(strings, {RecordBatch{strings, 2, {bad}}}).status().code(), StatusCode::kInvalidArgument);
   ParquetWriteOptions o;
   o.row_group_rows = 0;
   EXPECT_EQ(WriteFile(schema, {}, o).status().code(), StatusCode::kInvalidArgument);
