@@ -166,9 +166,31 @@ class Shredder {
   std::vector<LeafLevels>* out_;
 };
 
+// A top-level primitive column: its levels are its validity, with no slots to carry.
+Status ShredFlat(const Field& field, const Array& array, std::vector<LeafLevels>* out) {
+  LeafLevels leaf;
+  leaf.def.resize(static_cast<size_t>(array.length));
+  leaf.values.reserve(static_cast<size_t>(array.length));
+  const bool has_nulls = array.type.id == TypeId::kNull || (!array.buffers.empty() && array.buffers[0]);
+  for (int64_t i = 0; i < array.length; ++i) {
+    if (!has_nulls || array.IsValid(i)) {
+      leaf.def[static_cast<size_t>(i)] = field.nullable ? 1 : 0;
+      leaf.values.push_back(i);
+    } else if (!field.nullable) {
+      return Status::InvalidArgument("field '" + field.name + "' is not nullable but holds a null");
+    }
+  }
+  leaf.values_array = array;
+  out->push_back(std::move(leaf));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ShredColumn(const Field& field, const Array& array, std::vector<LeafLevels>* out) {
+  if (array.type.id == field.type.id && !array.type.IsNested() && array.type.id != TypeId::kDictionary) {
+    return ShredFlat(field, array, out);
+  }
   std::vector<Slot> slots(static_cast<size_t>(array.length));
   for (int64_t i = 0; i < array.length; ++i) slots[static_cast<size_t>(i)] = {i, 0, 0};
   Shredder shredder(out);
