@@ -21,6 +21,9 @@ constexpr char kMagic[] = "PAR1";
 constexpr size_t kMagicSize = 4;
 constexpr char kArrowSchemaKey[] = "ARROW:schema";
 constexpr char kCreatedBy[] = "lancet";
+// Large batches are taken this many rows at a time, so row_group_bytes is looked at
+// within them too.
+constexpr int64_t kRowsPerSizeCheck = 65536;
 
 Codec ToCodec(ParquetCompression c) {
   switch (c) {
@@ -88,7 +91,7 @@ class Writer final : public ParquetWriter {
     int64_t done = 0;
     while (done < batch.num_rows) {
       const int64_t room = static_cast<int64_t>(options_.row_group_rows - group_rows_);
-      const int64_t take = std::min(room, batch.num_rows - done);
+      const int64_t take = std::min({room, batch.num_rows - done, kRowsPerSizeCheck});
       RETURN_IF_ERROR(AppendRows(batch, done, take));
       done += take;
       if (group_rows_ >= options_.row_group_rows || BufferedBytes() >= options_.row_group_bytes) {

@@ -733,6 +733,21 @@ TEST(ParquetWriterOptions, RowGroupsRollOverInsideBatches) {
   EXPECT_EQ(meta[7].list().size(), 1u);
 }
 
+TEST(ParquetWriterOptions, RowGroupBytesEndRowGroupsEarly) {
+  Schema schema{{MakeField("x", MakeType(TypeId::kInt64))}, {}};
+  ParquetWriteOptions o;
+  o.row_group_bytes = 40000;  // 5000 PLAIN int64 values
+  o.dictionary = false;
+  o.compression = ParquetCompression::kNone;
+  std::vector<RecordBatch> batches;
+  for (int b = 0; b < 20; ++b) batches.push_back(IntBatch(schema, b * 1000, 1000, 1 << 30));
+  ASSERT_OK_AND_ASSIGN(std::string file, WriteFile(schema, batches, o));
+  TValue meta{Footer(file)};
+  const TList& groups = meta[4].list();
+  ASSERT_EQ(groups.size(), 4u);
+  for (const TValue& g : groups) EXPECT_EQ(g[3].i(), 5000);
+}
+
 // Pages per encoding from a chunk's encoding_stats.
 std::map<std::pair<int64_t, int64_t>, int64_t> PageCounts(const TValue& column_meta) {
   std::map<std::pair<int64_t, int64_t>, int64_t> out;
