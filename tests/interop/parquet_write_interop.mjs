@@ -113,6 +113,15 @@ const specs = [
     name: 'd32', type: { type: 'date32' }, nd: (r) => pick(r, [0, -1, -719162, 2932896], (r) => r * 53 - 5000),
     ex: (v) => String(v), sql: (c) => `date_diff('day', DATE '1970-01-01', ${c})`,
   },
+  {
+    name: 'd64', type: { type: 'date64' }, nd: (r) => String(pick(r, [0, -86400000], (r) => (r * 53 - 5000) * 86400000)),
+    ex: (v) => String(Number(v) / 86400000), sql: (c) => `date_diff('day', DATE '1970-01-01', ${c})`,
+  },
+  {
+    name: 'dec256', type: { type: 'decimal256', precision: 30, scale: 5 },
+    nd: (r) => decimal(pick(r, [10n ** 30n - 1n, -(10n ** 30n - 1n)], (r) => BigInt(r) * 12345678901234567n - 3n), 5),
+    sql: (c) => `CAST(${c} AS VARCHAR)`,
+  },
   { name: 't32s', type: { type: 'time32', unit: 's' }, nd: (r) => pick(r, [0, 86399], (r) => (r * 97) % 86400), ex: (v) => String(v * 1e6), sql: (c) => `epoch_us(${c})` },
   { name: 't32ms', type: { type: 'time32', unit: 'ms' }, nd: (r) => pick(r, [0, 86399999], (r) => (r * 97003) % 86400000), ex: (v) => String(v * 1000), sql: (c) => `epoch_us(${c})` },
   {
