@@ -9,7 +9,9 @@
 # the dataset to a pipe counted by wc. The peak RssAnon of each lancet process (from
 # /proc/PID/status, polled every 50 ms) must stay under IMPORT_LIMIT_MIB (default 1024)
 # and EXPORT_LIMIT_MIB (default 512); the dataset must hold every generated row and
-# the export about as many bytes as went in. Prints one line per step with the figures.
+# the export about as many bytes as went in. Then the same export as Parquet (row groups
+# of at most 128 MiB of pages) to a pipe, under the same limit. Prints one line per step
+# with the figures.
 #
 # Fragments are 65,536 rows (~70 MB): until the scan layer's streaming Dataset::NewScan
 # replaces the CLI's per-fragment scan, the export holds one fragment at a time.
@@ -62,7 +64,18 @@ out_bytes=$(tr -d ' ' <"$WORK/export_bytes")
 printf 'stream_io_stress: export of %d MiB to a pipe in %d s, peak RssAnon %d MiB (limit %d MiB)\n' \
   $((out_bytes / 1048576)) "$export_secs" $((export_kib / 1024)) "$EXPORT_LIMIT_MIB"
 
+start=$SECONDS
+"$LANCET" export "$WORK/ds.lance" - --format parquet > >(wc -c >"$WORK/parquet_bytes") &
+pid=$!
+parquet_kib=$(peak_rss_anon "$pid")
+wait "$pid" || { echo "stream_io_stress: FAIL: Parquet export failed" >&2; exit 1; }
+parquet_secs=$((SECONDS - start))
+for _ in $(seq 100); do [ -s "$WORK/parquet_bytes" ] && break; sleep 0.1; done
+printf 'stream_io_stress: Parquet export of %d MiB to a pipe in %d s, peak RssAnon %d MiB (limit %d MiB)\n' \
+  $(($(tr -d ' ' <"$WORK/parquet_bytes") / 1048576)) "$parquet_secs" $((parquet_kib / 1024)) "$EXPORT_LIMIT_MIB"
+
 status=0
+[ $((parquet_kib / 1024)) -lt "$EXPORT_LIMIT_MIB" ] || { echo "stream_io_stress: FAIL: Parquet export over its limit" >&2; status=1; }
 [ $((import_kib / 1024)) -lt "$IMPORT_LIMIT_MIB" ] || { echo "stream_io_stress: FAIL: import over its limit" >&2; status=1; }
 [ $((export_kib / 1024)) -lt "$EXPORT_LIMIT_MIB" ] || { echo "stream_io_stress: FAIL: export over its limit" >&2; status=1; }
 # Same rows out as in: the export's size is the input's within the framing differences.

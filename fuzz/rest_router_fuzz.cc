@@ -3,7 +3,8 @@
 // and depth limits) over an in-memory namespace that keeps its state across inputs, so
 // sequences of creates, declares, drops and renames are explored. Checked on every
 // answer: a JSON object body; errors carry an integer code whose HTTP status is the
-// adapter's; every location in a 2xx answer lies inside the root.
+// adapter's (the Iceberg routes: their own error object); every location in a 2xx answer
+// lies inside the root.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -72,7 +73,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (r.content_type != "application/json") Fail("not JSON", r);
   const Json body = Json::parse(r.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) Fail("body is not a JSON object", r);
-  if (r.status >= 400) {
+  if (const auto err = body.find("error"); r.status >= 400 && err != body.end() && err->is_object()) {
+    // The Iceberg routes' error shape: {"error": {"message", "type", "code" = the status}}.
+    const auto code = err->find("code");
+    if (code == err->end() || !code->is_number_integer() || code->get<int>() != r.status) Fail("Iceberg error code", r);
+    if (!err->contains("type") || !err->contains("message")) Fail("Iceberg error without type or message", r);
+  } else if (r.status >= 400) {
     const auto code = body.find("code");
     if (code == body.end() || !code->is_number_integer()) Fail("error without a code", r);
     const int c = code->get<int>();

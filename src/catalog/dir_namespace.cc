@@ -485,8 +485,11 @@ Result<TableInfo> DirectoryNamespace::RegisterTable(const Id& id, const std::str
   while (!relative.empty() && relative.back() == '/') relative.pop_back();
   ASSIGN_OR_RETURN(std::string path, impl_->Resolve(relative));
   std::error_code ec;
-  if (!fs::is_directory(fs::path(path) / "_versions", ec)) {
-    return NamespaceError(ErrorCode::kInvalidInput, "no Lance dataset at " + path);
+  // An Iceberg table (metadata/version-hint.text, as `lancet iceberg export` writes it)
+  // may be listed too: the server's Iceberg REST routes serve it next to Lance tables.
+  if (!fs::is_directory(fs::path(path) / "_versions", ec) &&
+      !fs::is_regular_file(fs::path(path) / "metadata" / "version-hint.text", ec)) {
+    return NamespaceError(ErrorCode::kInvalidInput, "no Lance dataset or Iceberg table at " + path);
   }
   for (const auto& [other, row] : snap.rows) {
     if (row.object_type == kTypeTable && row.location == relative) {

@@ -1,6 +1,7 @@
 #include "lancet/catalog/rest_router.h"
 
 #include "catalog/rest_data.h"
+#include "catalog/rest_iceberg.h"
 #include "lancet/buffer.h"
 #include "lancet/catalog/names.h"
 
@@ -545,6 +546,16 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
                 "request body of " + std::to_string(request.body.size()) + " bytes is over the limit of " +
                     std::to_string(options_.max_body_bytes),
                 413);
+  }
+
+  if (internal::IsIcebergRoute(request.path)) {
+    const std::string& root = canonical_root_;
+    return internal::HandleIcebergRoute(*ns_, request, [&root](const TableInfo& info) -> Result<std::string> {
+      RETURN_IF_ERROR(CheckInside(info.location, root));
+      if (root.empty()) return info.location;
+      ASSIGN_OR_RETURN(fs::path local, LocalPath(info.location, root));
+      return local.string();
+    });
   }
 
   auto parsed = ParseCall(request);

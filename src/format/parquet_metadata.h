@@ -72,6 +72,7 @@ struct Statistics {
   std::optional<std::string> max, min;  // legacy (signed order)
   std::optional<int64_t> null_count, distinct_count;
   std::optional<std::string> max_value, min_value;
+  std::optional<int64_t> nan_count;  // FLOAT, DOUBLE and FLOAT16 only
 };
 
 struct KeyValue {

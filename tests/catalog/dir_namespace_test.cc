@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "catalog/expect_code.h"
 #include "catalog/manifest_table.h"
 #include "lancet/catalog/names.h"
 #include "lancet/table/dataset.h"
@@ -22,13 +23,6 @@
 namespace lancet::catalog {
 namespace {
 namespace fs = std::filesystem;
-
-#define EXPECT_CODE(expr, code)                                           \
-  do {                                                                    \
-    ::lancet::Status _st = ::lancet::ToStatus(expr);                      \
-    EXPECT_FALSE(_st.ok()) << #expr << " succeeded";                      \
-    EXPECT_EQ(ErrorCodeOf(_st), code) << #expr << ": " << _st.ToString(); \
-  } while (0)
 
 class DirNamespaceTest : public ::testing::Test {
  protected:

@@ -1,11 +1,13 @@
-// `lancet export`: a version of a dataset as an Arrow IPC stream or file.
+// `lancet export`: a version of a dataset as an Arrow IPC stream or file, or as Parquet.
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <span>
 
 #include "format/ipc_writer.h"
 #include "lancet/commands.h"
 #include "lancet/export_blobs.h"
+#include "lancet/format/parquet.h"
 #include "lancet/io/object_store.h"
 #include "lancet/progress.h"
 #include "lancet/value_json.h"
@@ -46,10 +48,47 @@ struct ExportState {
   std::string out;
   VersionSelector selector;
   std::string format;
-  std::string compression = "none";
+  std::string compression;
+  uint64_t row_group_rows = uint64_t{1} << 20;
   bool skip_blobs = false;
   bool blob_bytes = false;
+  bool dictionary = true;
   Progress progress;
+
+  // The IPC and Parquet writers behind one Write/Finish pair.
+  struct BatchSink {
+    std::function<Status(const RecordBatch&)> write;
+    std::function<Status()> finish;
+  };
+  using ByteSink = std::function<Status(std::span<const uint8_t>)>;
+
+  Result<BatchSink> OpenIpc(ByteSink sink, const Schema& schema) const {
+    if (compression == "snappy" || compression == "gzip") {
+      return Status::InvalidArgument("--compression " + compression + " is for Parquet; IPC takes none, lz4 or zstd");
+    }
+    format::IpcWriteOptions options;
+    options.compression = compression == "lz4"    ? format::IpcCompression::kLz4Frame
+                          : compression == "zstd" ? format::IpcCompression::kZstd
+                                                  : format::IpcCompression::kNone;
+    const bool as_file = format == "file" || (format.empty() && out.size() > 6 && out.ends_with(".arrow"));
+    ASSIGN_OR_RETURN(auto writer, format::IpcBatchWriter::Open(std::move(sink), schema, options, as_file));
+    std::shared_ptr<format::IpcBatchWriter> w = std::move(writer);
+    return BatchSink{[w](const RecordBatch& b) { return w->Write(b); }, [w] { return w->Finish(); }};
+  }
+
+  Result<BatchSink> OpenParquet(ByteSink sink, const Schema& schema) const {
+    format::ParquetWriteOptions options;
+    options.compression = compression == "none"   ? format::ParquetCompression::kNone
+                          : compression == "gzip" ? format::ParquetCompression::kGzip
+                          : compression == "zstd" ? format::ParquetCompression::kZstd
+                          : compression == "lz4"  ? format::ParquetCompression::kLz4Raw
+                                                  : format::ParquetCompression::kSnappy;
+    options.row_group_rows = row_group_rows;
+    options.dictionary = dictionary;
+    ASSIGN_OR_RETURN(auto writer, format::ParquetWriter::Open(std::move(sink), schema, options));
+    std::shared_ptr<format::ParquetWriter> w = std::move(writer);
+    return BatchSink{[w](const RecordBatch& b) { return w->Write(b); }, [w] { return w->Finish(); }};
+  }
 
   int Run() {
     auto ds = OpenDataset(dataset, selector);
@@ -88,16 +127,12 @@ struct ExportState {
     // Memory is the scan's window of batches; capping them in rows and bytes keeps wide rows bounded.
     scan.batch_size = 8192;
     scan.batch_bytes = 32ull << 20;
-    format::IpcWriteOptions options;
-    options.compression = compression == "lz4"    ? format::IpcCompression::kLz4Frame
-                          : compression == "zstd" ? format::IpcCompression::kZstd
-                                                  : format::IpcCompression::kNone;
-    const bool as_file = format == "file" || (format.empty() && out.size() > 6 && out.ends_with(".arrow"));
+    const bool parquet = format == "parquet" || (format.empty() && out.ends_with(".parquet"));
     Output output;
     Status st = output.Open(out);
     if (!st.ok()) return ReportError(st);
-    auto writer = format::IpcBatchWriter::Open(
-        [&output](std::span<const uint8_t> bytes) { return output.Append(bytes); }, schema, options, as_file);
+    auto sink = [&output](std::span<const uint8_t> bytes) { return output.Append(bytes); };
+    auto writer = parquet ? OpenParquet(sink, schema) : OpenIpc(sink, schema);
     if (!writer.ok()) return ReportError(writer.status(), dataset);
     // Batches are scanned, converted and written one at a time.
     auto scanned = (*ds)->NewScan(scan);
@@ -113,14 +148,14 @@ struct ExportState {
       auto write = [&](RecordBatch part) -> Status {
         part.schema = schema;
         rows += static_cast<uint64_t>(part.num_rows);
-        return (*writer)->Write(part);
+        return writer->write(part);
       };
       st =
           with_blobs ? ExportBlobRows(**ds, schema, **next, kExportBlobBytesPerBatch, write) : write(std::move(**next));
       if (!st.ok()) return ReportError(st, dataset);
       progress.Report("exported " + std::to_string(rows) + " of " + std::to_string(total) + " rows");
     }
-    st = (*writer)->Finish();
+    st = writer->finish();
     if (st.ok()) st = output.Close();
     progress.Done();
     if (!st.ok()) return ReportError(st, out == "-" ? dataset : out);
@@ -136,7 +171,8 @@ struct ExportState {
 
 Command AddExportCommand(CLI::App& root) {
   auto state = std::make_shared<ExportState>();
-  CLI::App* app = root.add_subcommand("export", "Write a version of a dataset as Arrow IPC (stream or file)");
+  CLI::App* app =
+      root.add_subcommand("export", "Write a version of a dataset as Arrow IPC (stream or file) or Parquet");
   app->footer(
       "The schema keeps field and schema metadata, so `lancet import` "
       "of the output\n"
@@ -144,14 +180,22 @@ Command AddExportCommand(CLI::App& root) {
       "(NotSupported) unless\n"
       "--blob-bytes writes them as struct<data: large_binary, uri: utf8> with their bytes\n"
       "(an external blob of a whole file as its uri), which `lancet import` stores as\n"
-      "blobs again, or --skip-blobs leaves them out. OUT '-' writes to stdout.");
+      "blobs again, or --skip-blobs leaves them out. OUT '-' writes to stdout.\n"
+      "Parquet (--format parquet, or an OUT ending in .parquet) is written a row group at\n"
+      "a time, with the Arrow schema in its footer (ARROW:schema) so the exact types return.");
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
-  app->add_option("OUT", state->out, "Output file (.arrows/.arrow), or - for stdout")->required();
+  app->add_option("OUT", state->out, "Output file (.arrows/.arrow/.parquet), or - for stdout")->required();
   state->selector.AddOptions(*app);
-  app->add_option("--format", state->format, "stream or file (default: file for *.arrow, else stream)")
-      ->check(CLI::IsMember({"stream", "file"}));
-  app->add_option("--compression", state->compression, "Body compression: none (default), lz4 or zstd")
-      ->check(CLI::IsMember({"none", "lz4", "zstd"}));
+  app->add_option("--format", state->format,
+                  "stream, file or parquet (default: file for *.arrow, parquet for *.parquet, else stream)")
+      ->check(CLI::IsMember({"stream", "file", "parquet"}));
+  app->add_option("--compression", state->compression,
+                  "IPC body compression: none (default), lz4 or zstd; Parquet pages: snappy (default), gzip, "
+                  "zstd, lz4 (LZ4_RAW) or none")
+      ->check(CLI::IsMember({"none", "lz4", "zstd", "snappy", "gzip"}));
+  app->add_option("--row-group-rows", state->row_group_rows, "Parquet: rows per row group (default 1048576)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{INT32_MAX}));
+  app->add_flag("!--no-dictionary", state->dictionary, "Parquet: PLAIN pages only, no dictionary encoding");
   auto* skip = app->add_flag("--skip-blobs", state->skip_blobs, "Leave Blob V2 columns out instead of failing");
   app->add_flag("--blob-bytes", state->blob_bytes, "Export Blob V2 columns with their bytes, in the form import reads")
       ->excludes(skip);

@@ -41,7 +41,8 @@ struct ParquetWriteOptions {
   uint64_t row_group_bytes = uint64_t{128} << 20;
   /// Target size of one data page before compression.
   uint64_t page_bytes = uint64_t{1} << 20;
-  /// Dictionary-encode columns while their dictionary stays small (falls back to PLAIN).
+  /// Dictionary-encode columns while their dictionary stays small: once a chunk's
+  /// dictionary passes page_bytes, the rest of that chunk is PLAIN.
   bool dictionary = true;
   /// Min/max/null_count per column chunk.
   bool statistics = true;
