@@ -55,5 +55,8 @@ Command AddNsCommand(CLI::App& root);
 /// `serve --root DIR [--host H] [--port N] [--token-file F] [--tls-cert F --tls-key F]`:
 /// the REST namespace server over a directory namespace.
 Command AddServeCommand(CLI::App& root);
+/// `iceberg export DATASET TABLE_DIR [--version N | --tag T]`: a version as a new
+/// Iceberg v2 table.
+Command AddIcebergCommand(CLI::App& root);
 
 }  // namespace lancet::cli
