@@ -29,6 +29,7 @@ APT_PACKAGES=(
   ffmpeg libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev zlib1g-dev
   libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev
   libstemmer-dev
+  avro-bin python3-avro
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
