@@ -7,6 +7,7 @@
 #include "catalog/iceberg_manifest.h"
 #include "catalog/iceberg_metadata.h"
 #include "catalog/iceberg_schema.h"
+#include "catalog/iceberg_stats.h"
 #include "lancet/catalog/iceberg.h"
 
 namespace lancet::catalog {
@@ -92,15 +93,8 @@ class DataFileSink {
     if (!writer_) RETURN_IF_ERROR(OpenNext());
     RETURN_IF_ERROR(writer_->Write(batch));
     current_.record_count += batch.num_rows;
-    for (size_t i = 0; i < batch.columns.size(); ++i) {
-      const int32_t id = mapping_.schema.fields[i].id;
-      const Array& col = batch.columns[i];
-      // Counts are exact only for top-level primitives: nested columns count leaves.
-      if (mapping_.schema.fields[i].type.kind != Type::Kind::kPrimitive) continue;
-      int64_t nulls = 0;
-      for (int64_t r = 0; r < col.length; ++r) nulls += col.IsNull(r) ? 1 : 0;
-      current_.value_counts[id] += col.length;
-      current_.null_value_counts[id] += nulls;
+    for (size_t i = 0; i < stats_.size(); ++i) {
+      if (stats_[i]) stats_[i]->Update(batch.columns[i]);
     }
     if (static_cast<uint64_t>(current_.record_count) >= options_.rows_per_file) return CloseCurrent();
     return Status::OK();
@@ -118,6 +112,9 @@ class DataFileSink {
                              std::to_string(writer_->bytes_written()));
     }
     current_.file_size_in_bytes = static_cast<int64_t>(size);
+    for (const auto& st : stats_) {
+      if (st) st->AddTo(&current_);
+    }
     files_.push_back(std::move(current_));
     current_ = DataFile();
     writer_.reset();
@@ -132,6 +129,15 @@ class DataFileSink {
     current_path_ = data_dir_ / (NewUuid() + "-" + std::to_string(files_.size()) + ".parquet");
     ASSIGN_OR_RETURN(file_, LocalFile::Create(current_path_));
     current_.file_path = FileUri(current_path_);
+    // Statistics for top-level primitive columns; nested ones would count leaf values.
+    stats_.clear();
+    for (size_t i = 0; i < mapping_.schema.fields.size(); ++i) {
+      const NestedField& f = mapping_.schema.fields[i];
+      // Dictionary arrays hold indices, not values: they get no statistics.
+      const bool plain =
+          f.type.kind == Type::Kind::kPrimitive && mapping_.parquet_schema.fields[i].type.id != TypeId::kDictionary;
+      stats_.push_back(plain ? std::make_unique<ColumnStats>(f.id, f.type.primitive) : nullptr);
+    }
     LocalFile* f = file_.get();
     ASSIGN_OR_RETURN(writer_, format::ParquetWriter::Open([f](std::span<const uint8_t> b) { return f->Write(b); },
                                                           mapping_.parquet_schema, parquet_));
@@ -146,6 +152,7 @@ class DataFileSink {
   std::unique_ptr<format::ParquetWriter> writer_;
   fs::path current_path_;
   DataFile current_;
+  std::vector<std::unique_ptr<ColumnStats>> stats_;  // per top-level column, null if not primitive
   std::vector<DataFile> files_;
 };
 

@@ -116,6 +116,7 @@ Result<std::string> WriteDataManifest(const std::vector<DataFile>& files, const 
         {"file_size_in_bytes", f.file_size_in_bytes},
         {"value_counts", LongMap(f.value_counts)},
         {"null_value_counts", LongMap(f.null_value_counts)},
+        {"nan_value_counts", LongMap(f.nan_value_counts)},
         {"lower_bounds", BytesMap(f.lower_bounds)},
         {"upper_bounds", BytesMap(f.upper_bounds)},
     }};

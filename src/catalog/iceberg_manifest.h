@@ -24,6 +24,7 @@ struct DataFile {
   int64_t file_size_in_bytes = 0;
   std::map<int32_t, int64_t> value_counts;
   std::map<int32_t, int64_t> null_value_counts;
+  std::map<int32_t, int64_t> nan_value_counts;
   std::map<int32_t, std::string> lower_bounds;
   std::map<int32_t, std::string> upper_bounds;
 };

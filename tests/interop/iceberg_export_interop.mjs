@@ -322,6 +322,7 @@ async function checkExport(label, tableDir, version, extraArgs) {
     if (fld.type.type === 'list') idsByName[`${fld.name}.element`] = fld.type['element-id'];
     if (fld.type.type === 'struct') for (const m of fld.type.fields) idsByName[`${fld.name}.${m.name}`] = m.id;
   }
+  let boundsChecked = 0;
   for (const df of dataFiles) {
     const p = fileURLToPath(df.file_path);
     check(BigInt(fs.statSync(p).size) === df.file_size_in_bytes, `${label}: file_size_in_bytes of ${path.basename(p)}`);
@@ -335,11 +336,36 @@ async function checkExport(label, tableDir, version, extraArgs) {
       cols.some((c) => Number(c.field_id) === idsByName['tags.element']), `${label}: Parquet field_id of tags' element`);
     check(cols.some((c) => c.name === 'z' && Number(c.field_id) === idsByName['pt.inner'] + 1),
       `${label}: Parquet field_id of pt.inner.z`);
+    // Bounds (Iceberg single-value serialization) against DuckDB's min/max of the file.
+    const bound = (m, id) => (m ?? []).find((e) => e.key === id)?.value;
+    const decoders = {
+      long: [(b) => String(b.readBigInt64LE()), (c) => `min(${c})::VARCHAR, max(${c})::VARCHAR`],
+      int: [(b) => String(b.readInt32LE()), (c) => `min(${c})::VARCHAR, max(${c})::VARCHAR`],
+      double: [(b) => String(b.readDoubleLE()), (c) => `min(${c}), max(${c})`],
+      string: [(b) => b.toString('utf8'), (c) => `min(${c}), max(${c})`],
+      boolean: [(b) => String(b[0]), (c) => `min(${c}::INT)::VARCHAR, max(${c}::INT)::VARCHAR`],
+      date: [(b) => String(b.readInt32LE()), (c) => `(min(${c}) - DATE '1970-01-01')::VARCHAR, (max(${c}) - DATE '1970-01-01')::VARCHAR`],
+      timestamptz: [(b) => String(b.readBigInt64LE()), (c) => `epoch_us(min(${c}))::VARCHAR, epoch_us(max(${c}))::VARCHAR`],
+    };
+    for (const fld of md.schemas[0].fields) {
+      const dec = decoders[fld.type];
+      if (!dec) continue;
+      const lo = bound(df.lower_bounds, fld.id), hi = bound(df.upper_bounds, fld.id);
+      const [mm] = await query(`SELECT ${dec[1](`"${fld.name}"`).replace(', ', ' AS lo, ').replace(/$/, ' AS hi')} FROM read_parquet(${sqlString(p)})`);
+      const want = [mm.lo, mm.hi].map((v) => (v === null ? undefined : String(v)));
+      const got = [lo, hi].map((b) => (b === undefined ? undefined : dec[0](b)));
+      check(got[0] === want[0] && got[1] === want[1], `${label}: bounds of ${fld.name}: ${got} vs DuckDB ${want}`);
+      boundsChecked++;
+    }
+    const nulls = (m, id) => Number((m ?? []).find((e) => e.key === id)?.value ?? -1);
+    const [nn] = await query(`SELECT count(*) - count(i32) AS n FROM read_parquet(${sqlString(p)})`);
+    check(nulls(df.null_value_counts, topIds.i32) === Number(nn.n), `${label}: null_value_counts of i32`);
     const kv = await query(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(p)})`);
     const ice = kv.find((r) => r.k === 'iceberg.schema');
     check(ice && JSON.stringify(JSON.parse(ice.v).fields) === JSON.stringify(md.schemas[0].fields),
       `${label}: iceberg.schema footer key = table schema`);
   }
+  check(boundsChecked >= dataFiles.length * 8, `${label}: ${boundsChecked} bounds checked`);
   const ids = await query(`SELECT list(id ORDER BY id)::VARCHAR AS ids FROM read_parquet([${dataFiles
     .map((d) => sqlString(fileURLToPath(d.file_path))).join(',')}])`);
   check(ids[0].ids === `[${scanRows(version).map((r) => r.id).sort((a, b) => a - b).join(', ')}]`, `${label}: DuckDB ids`);
