@@ -74,7 +74,7 @@ Result<IcebergExportResult> ExportIceberg(const table::Dataset& dataset, const s
   result.rows = static_cast<uint64_t>(rows);
 
   const std::string commit_uuid = NewUuid();
-  ASSIGN_OR_RETURN(std::string manifest, WriteDataManifest(sink.files(), mapping.schema, 0, snapshot_id, codec));
+  ASSIGN_OR_RETURN(std::string manifest, WriteManifest(sink.files(), false, mapping.schema, 0, snapshot_id, codec));
   const fs::path manifest_path = metadata_dir / (commit_uuid + "-m0.avro");
   RETURN_IF_ERROR(WriteWhole(manifest_path, manifest));
 

@@ -103,12 +103,12 @@ Type ManifestFileType() {
   });
 }
 
-Result<std::string> WriteDataManifest(const std::vector<DataFile>& files, const Type& table_schema, int32_t schema_id,
-                                      int64_t snapshot_id, avro::Codec codec) {
+Result<std::string> WriteManifest(const std::vector<DataFile>& files, bool deletes, const Type& table_schema,
+                                  int32_t schema_id, int64_t snapshot_id, avro::Codec codec) {
   std::vector<avro::Value> entries;
   for (const DataFile& f : files) {
     avro::Record data_file{{
-        {"content", int32_t{0}},
+        {"content", f.content},
         {"file_path", f.file_path},
         {"file_format", "PARQUET"},
         {"partition", avro::Record{}},
@@ -130,20 +130,20 @@ Result<std::string> WriteDataManifest(const std::vector<DataFile>& files, const 
                     {"partition-spec", "[]"},
                     {"partition-spec-id", "0"},
                     {"format-version", "2"},
-                    {"content", "data"}},
+                    {"content", deletes ? "deletes" : "data"}},
                    codec);
 }
 
 Result<std::string> WriteManifestList(const std::vector<ManifestFile>& manifests, int64_t snapshot_id,
                                       std::optional<int64_t> parent_snapshot_id, int64_t sequence_number,
-                                      avro::Codec codec) {
-  std::vector<avro::Value> records;
+                                      avro::Codec codec, const std::vector<avro::Value>& carried) {
+  std::vector<avro::Value> records = carried;
   for (const ManifestFile& m : manifests) {
     records.push_back(avro::Record{{
         {"manifest_path", m.manifest_path},
         {"manifest_length", m.manifest_length},
         {"partition_spec_id", int32_t{0}},
-        {"content", int32_t{0}},
+        {"content", m.content},
         {"sequence_number", m.sequence_number},
         {"min_sequence_number", m.min_sequence_number},
         {"added_snapshot_id", m.added_snapshot_id},

@@ -19,6 +19,7 @@ namespace lancet::catalog::iceberg {
 /// \brief One Parquet data file of a snapshot. Stats maps are keyed by field id; bounds
 /// are in Iceberg's single-value binary serialization (spec Appendix D).
 struct DataFile {
+  int32_t content = 0;    // 0 data, 1 position deletes
   std::string file_path;  // absolute URI
   int64_t record_count = 0;
   int64_t file_size_in_bytes = 0;
@@ -31,6 +32,7 @@ struct DataFile {
 
 /// \brief A manifest as the manifest list describes it.
 struct ManifestFile {
+  int32_t content = 0;        // 0 data, 1 deletes
   std::string manifest_path;  // absolute URI
   int64_t manifest_length = 0;
   int64_t sequence_number = 0;
@@ -45,16 +47,18 @@ Type ManifestEntryType();
 /// The manifest_file struct (v2).
 Type ManifestFileType();
 
-/// A data manifest of ADDED entries (status 1, sequence numbers left to inheritance) for
-/// `snapshot_id`. Header keys: schema, schema-id, partition-spec ("[]"), partition-spec-id
-/// (0), format-version (2), content (data), iceberg.schema.
-Result<std::string> WriteDataManifest(const std::vector<DataFile>& files, const Type& table_schema, int32_t schema_id,
-                                      int64_t snapshot_id, format::avro::Codec codec);
+/// A manifest of ADDED entries (status 1, sequence numbers left to inheritance) for
+/// `snapshot_id`: data files, or (`deletes`) position delete files. Header keys: schema,
+/// schema-id, partition-spec ("[]"), partition-spec-id (0), format-version (2), content
+/// (data or deletes), iceberg.schema.
+Result<std::string> WriteManifest(const std::vector<DataFile>& files, bool deletes, const Type& table_schema,
+                                  int32_t schema_id, int64_t snapshot_id, format::avro::Codec codec);
 
-/// A manifest list. Header keys: snapshot-id, parent-snapshot-id ("null" without a
-/// parent), sequence-number, format-version (2), iceberg.schema.
+/// A manifest list: `carried` (manifest_file records of the parent's list, kept as they
+/// were), then `manifests`. Header keys: snapshot-id, parent-snapshot-id ("null" without
+/// a parent), sequence-number, format-version (2), iceberg.schema.
 Result<std::string> WriteManifestList(const std::vector<ManifestFile>& manifests, int64_t snapshot_id,
                                       std::optional<int64_t> parent_snapshot_id, int64_t sequence_number,
-                                      format::avro::Codec codec);
+                                      format::avro::Codec codec, const std::vector<format::avro::Value>& carried = {});
 
 }  // namespace lancet::catalog::iceberg

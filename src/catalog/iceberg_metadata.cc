@@ -13,19 +13,24 @@ uint64_t RandomU64() {
 
 }  // namespace
 
+OrderedJson SnapshotJson(const Snapshot& s) {
+  OrderedJson summary = OrderedJson::object();
+  for (const auto& [k, v] : s.summary) summary[k] = v;
+  OrderedJson j = {{"snapshot-id", s.snapshot_id}};
+  if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
+  j["sequence-number"] = s.sequence_number;
+  j["timestamp-ms"] = s.timestamp_ms;
+  j["summary"] = std::move(summary);
+  j["manifest-list"] = s.manifest_list;
+  j["schema-id"] = 0;
+  return j;
+}
+
 OrderedJson TableMetadataJson(const TableMetadata& m) {
   OrderedJson snapshots = OrderedJson::array();
   OrderedJson snapshot_log = OrderedJson::array();
   for (const Snapshot& s : m.snapshots) {
-    OrderedJson summary = OrderedJson::object();
-    for (const auto& [k, v] : s.summary) summary[k] = v;
-    OrderedJson j = {{"snapshot-id", s.snapshot_id}};
-    if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
-    j["sequence-number"] = s.sequence_number;
-    j["timestamp-ms"] = s.timestamp_ms;
-    j["summary"] = std::move(summary);
-    j["manifest-list"] = s.manifest_list;
-    j["schema-id"] = 0;
+    OrderedJson j = SnapshotJson(s);
     snapshots.push_back(std::move(j));
     snapshot_log.push_back({{"timestamp-ms", s.timestamp_ms}, {"snapshot-id", s.snapshot_id}});
   }

@@ -32,6 +32,8 @@ struct TableMetadata {
   std::vector<std::pair<std::string, std::string>> properties;
 };
 
+/// One entry of "snapshots" (schema-id 0).
+OrderedJson SnapshotJson(const Snapshot& snapshot);
 /// Every key v2 requires plus current-snapshot-id (-1 without snapshots), snapshots,
 /// snapshot-log, metadata-log, refs.main and properties.
 OrderedJson TableMetadataJson(const TableMetadata& metadata);

@@ -164,7 +164,7 @@ TEST(IcebergManifest, DataManifestHasJavaIdsHeaderKeysAndValues) {
   f.null_value_counts = {{1, 0}};
   f.lower_bounds = {{1, std::string("\x01\0\0\0\0\0\0\0", 8)}};
   for (avro::Codec codec : {avro::Codec::kNull, avro::Codec::kDeflate}) {
-    auto bytes = WriteDataManifest({f, f}, m->schema, 0, 77, codec);
+    auto bytes = WriteManifest({f, f}, false, m->schema, 0, 77, codec);
     ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
     auto file = avro::ReadFile(Bytes(*bytes));
     ASSERT_TRUE(file.ok()) << file.status().ToString();

@@ -1,5 +1,6 @@
 // `lancet iceberg export`: a Lance version as a new Iceberg v2 table (Parquet data, Avro
-// manifests, file:// URIs) that Iceberg readers open from its directory.
+// manifests, file:// URIs) that Iceberg readers open from its directory; `iceberg sync`:
+// the changes since then as a new snapshot.
 #include <cstdio>
 #include <filesystem>
 
@@ -12,6 +13,7 @@ namespace {
 
 struct IcebergState {
   CLI::App* export_cmd = nullptr;
+  CLI::App* sync_cmd = nullptr;
   std::string dataset;
   std::string table_dir;
   VersionSelector selector;
@@ -39,6 +41,27 @@ struct IcebergState {
                 result->data_files.size(), static_cast<long long>(result->snapshot_id), result->metadata_file.c_str());
     return kExitOk;
   }
+
+  int Sync() const {
+    auto ds = OpenDataset(dataset, selector);
+    if (!ds.ok()) return ReportError(ds.status(), dataset);
+    catalog::IcebergExportOptions options;
+    options.rows_per_file = rows_per_file;
+    options.deflate_metadata = !no_deflate;
+    if (rows_per_file == 0) return ReportUsage("--rows-per-file must be at least 1");
+    auto result = catalog::SyncIceberg(**ds, table_dir, options);
+    if (!result.ok()) return ReportError(result.status(), table_dir);
+    if (!result->committed) {
+      std::printf("up to date at version %llu\n", static_cast<unsigned long long>(result->to_version));
+      return kExitOk;
+    }
+    std::printf(
+        "synced versions %llu..%llu: %llu rows added, %llu deleted, snapshot %lld\n%s\n",
+        static_cast<unsigned long long>(result->from_version), static_cast<unsigned long long>(result->to_version),
+        static_cast<unsigned long long>(result->added_rows), static_cast<unsigned long long>(result->deleted_rows),
+        static_cast<long long>(result->snapshot_id), result->metadata_file.c_str());
+    return kExitOk;
+  }
 };
 
 }  // namespace
@@ -54,7 +77,18 @@ Command AddIcebergCommand(CLI::App& root) {
   state->selector.AddOptions(*ex);
   ex->add_option("--rows-per-file", state->rows_per_file, "Close a Parquet data file after this many rows");
   ex->add_flag("--no-deflate", state->no_deflate, "Write manifests uncompressed (Avro codec null)");
-  return {app, [state] { return state->export_cmd->parsed() ? state->Export() : kExitUsage; }};
+  state->sync_cmd =
+      app->add_subcommand("sync", "Append the dataset's changes since the exported version as a new snapshot");
+  state->sync_cmd->add_option("DATASET", state->dataset, "Dataset directory or URI")->required();
+  state->sync_cmd->add_option("TABLE_DIR", state->table_dir, "The table `iceberg export` wrote")->required();
+  state->selector.AddOptions(*state->sync_cmd);
+  state->sync_cmd->add_option("--rows-per-file", state->rows_per_file,
+                              "Close a Parquet data file after this many rows");
+  state->sync_cmd->add_flag("--no-deflate", state->no_deflate, "Write manifests uncompressed (Avro codec null)");
+  return {app, [state] {
+            if (state->export_cmd->parsed()) return state->Export();
+            return state->sync_cmd->parsed() ? state->Sync() : kExitUsage;
+          }};
 }
 
 }  // namespace lancet::cli

@@ -56,7 +56,7 @@ Command AddNsCommand(CLI::App& root);
 /// the REST namespace server over a directory namespace.
 Command AddServeCommand(CLI::App& root);
 /// `iceberg export DATASET TABLE_DIR [--version N | --tag T]`: a version as a new
-/// Iceberg v2 table.
+/// Iceberg v2 table; `iceberg sync DATASET TABLE_DIR`: the changes since as a snapshot.
 Command AddIcebergCommand(CLI::App& root);
 
 }  // namespace lancet::cli

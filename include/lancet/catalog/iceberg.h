@@ -44,4 +44,30 @@ struct IcebergExportResult {
 Result<IcebergExportResult> ExportIceberg(const table::Dataset& dataset, const std::string& dataset_uri,
                                           const std::string& table_dir, const IcebergExportOptions& options = {});
 
+struct IcebergSyncResult {
+  uint64_t from_version = 0;  // the Lance version the table held
+  uint64_t to_version = 0;    // the dataset's version now
+  bool committed = false;     // false: the table was up to date
+  int64_t snapshot_id = 0;    // the table's current snapshot afterwards
+  uint64_t added_rows = 0;    // inserted rows and new sides of updates
+  uint64_t deleted_rows = 0;  // deleted rows and old sides of updates (position deletes)
+  std::string metadata_file;  // file:// URI of the new metadata JSON when committed
+};
+
+/// Appends to a table ExportIceberg (or an earlier sync) wrote the changes of `dataset`
+/// (opened at the version to sync to) since the Lance version the table's current
+/// snapshot records: one new snapshot (sequence number + 1) whose data manifest lists
+/// the inserted rows and the new values of updated rows, and whose delete manifest
+/// lists one v2 position delete file for the deleted rows and the old values of
+/// updated rows (found through the snapshot's row map). The parent's manifests are
+/// carried over. v<N+1>.metadata.json is renamed into place last (the commit point),
+/// then version-hint.text: a crash before leaves the table as it was, so a rerun
+/// redoes the sync; a table already at the dataset's version is left alone.
+///
+/// Needs stable row ids (Lance CDC) and an unchanged schema: NotSupported otherwise.
+/// CommitConflict when v<N+1>.metadata.json appeared meanwhile; Corruption for
+/// malformed table metadata.
+Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::string& table_dir,
+                                      const IcebergExportOptions& options = {});
+
 }  // namespace lancet::catalog
