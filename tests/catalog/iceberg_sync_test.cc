@@ -1,0 +1,128 @@
+// SyncIceberg and its row map: counts of a sync, idempotence, the commit point on a
+// conflict, refusals, and row maps from hostile bytes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "catalog/iceberg_rowmap.h"
+#include "lancet/catalog/iceberg.h"
+#include "lancet/table/write.h"
+#include "util/array_builder.h"
+#include "util/test_macros.h"
+
+namespace lancet::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+using iceberg::RowMap;
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::span<const uint8_t> Span(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+TEST(IcebergRowMap, RoundTripsAndRefusesHostileBytes) {
+  RowMap m;
+  m.files = {"file:///a.parquet", "file:///b%20c.parquet"};
+  for (uint64_t i = 0; i < 100; ++i) m.rows[i * 3 + (uint64_t{1} << 40)] = {static_cast<uint32_t>(i % 2), i};
+  const std::string bytes = m.Serialize();
+  ASSERT_OK_AND_ASSIGN(RowMap back, RowMap::Parse(Span(bytes)));
+  EXPECT_EQ(back.files, m.files);
+  ASSERT_EQ(back.rows.size(), m.rows.size());
+  for (const auto& [id, loc] : m.rows) {
+    ASSERT_TRUE(back.rows.count(id));
+    EXPECT_EQ(back.rows[id].file, loc.file);
+    EXPECT_EQ(back.rows[id].pos, loc.pos);
+  }
+  for (size_t n = 0; n < bytes.size(); n += 5) {
+    auto r = RowMap::Parse(Span(bytes.substr(0, n)));
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+  }
+  std::string bad_index = bytes;
+  bad_index[bad_index.size() - 9] = 7;  // the last entry's file index
+  EXPECT_TRUE(RowMap::Parse(Span(bad_index)).status().IsCorruption());
+}
+
+class IcebergSyncTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("lancet_iceberg_sync_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    ds_ = (root_ / "ds").string();
+    tbl_ = (root_ / "tbl").string();
+    std::vector<int64_t> ids;
+    for (int64_t i = 0; i < 100; ++i) ids.push_back(i);
+    ASSERT_OK_AND_ASSIGN(Array id, ArrayFromVector(MakeType(TypeId::kInt64), ids));
+    ASSERT_OK_AND_ASSIGN(RecordBatch batch, MakeRecordBatch({"id"}, {id}));
+    table::WriteParams params;
+    params.enable_stable_row_ids = true;
+    params.max_rows_per_file = 30;
+    ASSERT_OK(table::WriteDataset(ds_, batch.schema, {batch}, params).status());
+    ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(ds_));
+    ASSERT_OK(ExportIceberg(*ds, ds_, tbl_).status());
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path root_;
+  std::string ds_, tbl_;
+};
+
+TEST_F(IcebergSyncTest, DeletesBecomePositionDeletesAndASecondSyncIsANoOp) {
+  ASSERT_OK_AND_ASSIGN(auto v1, table::Dataset::Open(ds_));
+  ASSERT_OK_AND_ASSIGN(IcebergSyncResult none, SyncIceberg(*v1, tbl_));
+  EXPECT_FALSE(none.committed);
+  ASSERT_OK(table::DeleteWhere(*v1, "id % 10 = 0").status());
+  ASSERT_OK_AND_ASSIGN(auto v2, table::Dataset::Open(ds_));
+  ASSERT_OK_AND_ASSIGN(IcebergSyncResult r, SyncIceberg(*v2, tbl_));
+  EXPECT_TRUE(r.committed);
+  EXPECT_EQ(r.from_version, v1->version());
+  EXPECT_EQ(r.to_version, v2->version());
+  EXPECT_EQ(r.deleted_rows, 10u);
+  EXPECT_EQ(r.added_rows, 0u);
+  EXPECT_EQ(Slurp(root_ / "tbl/metadata/version-hint.text"), "2");
+  auto md = nlohmann::json::parse(Slurp(root_ / "tbl/metadata/v2.metadata.json"));
+  EXPECT_EQ(md["current-snapshot-id"], r.snapshot_id);
+  EXPECT_EQ(md["snapshots"].size(), 2u);
+  EXPECT_EQ(md["snapshots"][1]["parent-snapshot-id"], md["snapshots"][0]["snapshot-id"]);
+  EXPECT_EQ(md["snapshots"][1]["summary"]["total-records"], "90");
+  EXPECT_EQ(md["metadata-log"].size(), 1u);
+  ASSERT_OK_AND_ASSIGN(IcebergSyncResult again, SyncIceberg(*v2, tbl_));
+  EXPECT_FALSE(again.committed);
+  EXPECT_EQ(again.snapshot_id, r.snapshot_id);
+}
+
+TEST_F(IcebergSyncTest, ConflictAtTheCommitPointLeavesTheTableAsItWas) {
+  ASSERT_OK_AND_ASSIGN(auto v1, table::Dataset::Open(ds_));
+  ASSERT_OK(table::DeleteWhere(*v1, "id = 5").status());
+  ASSERT_OK_AND_ASSIGN(auto v2, table::Dataset::Open(ds_));
+  std::ofstream(root_ / "tbl/metadata/v2.metadata.json") << "{}";  // another writer's commit
+  auto r = SyncIceberg(*v2, tbl_);
+  EXPECT_TRUE(r.status().IsCommitConflict()) << r.status().ToString();
+  EXPECT_EQ(Slurp(root_ / "tbl/metadata/version-hint.text"), "1");
+  fs::remove(root_ / "tbl/metadata/v2.metadata.json");
+  ASSERT_OK_AND_ASSIGN(IcebergSyncResult redo, SyncIceberg(*v2, tbl_));  // a rerun redoes it
+  EXPECT_TRUE(redo.committed);
+  EXPECT_EQ(redo.deleted_rows, 1u);
+}
+
+TEST_F(IcebergSyncTest, RefusesMissingOrMalformedTables) {
+  ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(ds_));
+  EXPECT_TRUE(SyncIceberg(*ds, (root_ / "nowhere").string()).status().IsNotFound());
+  std::ofstream(root_ / "tbl/metadata/version-hint.text", std::ios::trunc) << "x";
+  EXPECT_TRUE(SyncIceberg(*ds, tbl_).status().IsCorruption());
+  std::ofstream(root_ / "tbl/metadata/version-hint.text", std::ios::trunc) << "1";
+  std::ofstream(root_ / "tbl/metadata/v1.metadata.json", std::ios::trunc) << R"({"snapshots": 3})";
+  EXPECT_TRUE(SyncIceberg(*ds, tbl_).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace lancet::catalog
