@@ -35,7 +35,9 @@ struct IcebergExportResult {
 
 /// Writes `dataset` (its opened version, every visible row, streamed batch by batch) as
 /// a new Iceberg table in the local directory `table_dir`. The snapshot summary records
-/// lance.version and lance.dataset (= `dataset_uri`) for later incremental syncs.
+/// lance.version and lance.dataset (= `dataset_uri`) for later incremental syncs; with
+/// stable row ids it also gets a row map (metadata/lance-rowmap-<snapshot id>.bin:
+/// row id → data file and position, summary key lance.row-map) that SyncIceberg needs.
 ///
 /// The metadata JSON is written under a temporary name and renamed last: until then the
 /// directory holds no table (a crash leaves unreferenced files, never a half table).
