@@ -46,9 +46,22 @@ TEST(IcebergRowMap, RoundTripsAndRefusesHostileBytes) {
     ASSERT_FALSE(r.ok()) << n;
     EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
   }
-  std::string bad_index = bytes;
-  bad_index[bad_index.size() - 9] = 7;  // the last entry's file index
-  EXPECT_TRUE(RowMap::Parse(Span(bad_index)).status().IsCorruption());
+  std::string flipped = bytes;
+  for (size_t i = 8; i < flipped.size(); i += 3) {
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x41);
+    auto r = RowMap::Parse(Span(flipped));
+    if (!r.ok()) {
+      EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
+    }
+  }
+  EXPECT_LT(bytes.size(), 100 * 20 / 2);  // sorted deltas, compressed: far below 20 bytes a row
+  RowMap bad;
+  bad.files = {"file:///a"};
+  bad.rows[5] = {1, 9};  // file 1 of 1
+  const std::string bad_bytes = bad.Serialize();
+  EXPECT_TRUE(RowMap::Parse(Span(bad_bytes)).status().IsCorruption());
+  EXPECT_TRUE(RowMap::Parse(Span(std::string("LRMP\2\0\0\0", 8))).status().IsNotSupported());
+  EXPECT_TRUE(RowMap::Parse(Span(bad_bytes.substr(0, 8) + "garbage")).status().IsCorruption());
 }
 
 class IcebergSyncTest : public ::testing::Test {
