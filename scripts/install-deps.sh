@@ -22,7 +22,7 @@ done
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
-  protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libroaring-dev
+  protobuf-compiler libprotobuf-dev libzstd-dev liblz4-dev libsnappy-dev libroaring-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcurl4-openssl-dev libssl-dev libcpp-httplib-dev
   git ca-certificates curl ccache time
