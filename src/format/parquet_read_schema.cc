@@ -168,7 +168,7 @@ class SchemaConverter {
     if (n < 0 || static_cast<size_t>(n) > elements_.size() - 1) return SchemaFail(root.name, "bad child count");
     pos_ = 1;
     for (int32_t i = 0; i < n; ++i) {
-      ASSIGN_OR_RETURN(ReadNode node, Convert(0, 0, 0));
+      ASSIGN_OR_RETURN(ReadNode node, Convert(0, 0, 0, 0));
       out_.schema.fields.push_back(node.field);
       out_.fields.push_back(std::move(node));
     }
@@ -196,17 +196,19 @@ class SchemaConverter {
     return m;
   }
 
-  // The next element as a field of a parent present at levels (parent_def, parent_rep).
-  Result<ReadNode> Convert(int parent_def, int parent_rep, int depth) {
+  // The next element as a field whose slot exists from definition level slot_def, of a
+  // parent present at levels (parent_def, parent_rep). Struct members share their
+  // struct's slots (a null struct still has a null member), list elements do not.
+  Result<ReadNode> Convert(int slot_def, int parent_def, int parent_rep, int depth) {
     ASSIGN_OR_RETURN(const SchemaElement* e, Next(depth));
     const Repetition rep = RepetitionOf(*e);
     if (rep == Repetition::kRepeated) {
       // A bare repeated field is a required list of required elements.
       ASSIGN_OR_RETURN(ReadNode element, Body(*e, parent_def + 1, parent_def + 1, parent_rep + 1, false, depth));
-      return ListNode(*e, std::move(element), parent_def, parent_def, parent_rep, false);
+      return ListNode(*e, std::move(element), slot_def, parent_def, parent_rep, false);
     }
     const bool optional = rep == Repetition::kOptional;
-    return Body(*e, parent_def, parent_def + (optional ? 1 : 0), parent_rep, optional, depth);
+    return Body(*e, slot_def, parent_def + (optional ? 1 : 0), parent_rep, optional, depth);
   }
 
   ReadNode ListNode(const SchemaElement& e, ReadNode element, int slot_def, int def, int rep, bool nullable) {
@@ -254,7 +256,7 @@ class SchemaConverter {
     if (map) return MapBody(e, n, slot_def, def, rep, nullable, depth);
     std::vector<Field> fields;
     for (int32_t i = 0; i < n; ++i) {
-      ASSIGN_OR_RETURN(ReadNode child, Convert(def, rep, depth + 1));
+      ASSIGN_OR_RETURN(ReadNode child, Convert(slot_def, def, rep, depth + 1));
       fields.push_back(child.field);
       node.children.push_back(std::move(child));
     }
@@ -282,7 +284,7 @@ class SchemaConverter {
     if (two_level) {
       ASSIGN_OR_RETURN(element, Body(*r, rdef, rdef, rrep, false, depth + 1));
     } else {
-      ASSIGN_OR_RETURN(element, Convert(rdef, rrep, depth + 2));
+      ASSIGN_OR_RETURN(element, Convert(rdef, rdef, rrep, depth + 2));
     }
     return ListNode(e, std::move(element), slot_def, def, rep, nullable);
   }
@@ -302,7 +304,7 @@ class SchemaConverter {
     entries.leaf_begin = static_cast<int>(out_.leaves.size());
     std::vector<Field> fields;
     for (int i = 0; i < 2; ++i) {
-      ASSIGN_OR_RETURN(ReadNode child, Convert(kdef, krep, depth + 2));
+      ASSIGN_OR_RETURN(ReadNode child, Convert(kdef, kdef, krep, depth + 2));
       fields.push_back(child.field);
       entries.children.push_back(std::move(child));
     }

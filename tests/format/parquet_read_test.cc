@@ -1,0 +1,336 @@
+// OpenParquetReader and ReadParquetSchema on hand-built files: flat and nested schemas
+// (levels to validity, list offsets, structs, maps, legacy lists), data pages v1 and v2,
+// dictionaries, several row groups in small batches, projection, and corrupt files.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "format/parquet_read_util.h"
+#include "lancet/format/parquet.h"
+#include "util/test_macros.h"
+
+namespace lancet::format {
+namespace {
+
+using parquet::Encoding;
+using parquet::PhysicalType;
+using parquet::testing::Chunk;
+using parquet::testing::Element;
+using parquet::testing::Group;
+
+std::shared_ptr<const io::RandomAccessFile> AsFile(const std::string& bytes) {
+  auto store = io::NewMemoryStore();
+  EXPECT_OK(store->Put("/t.parquet", {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
+  auto f = store->OpenRead("/t.parquet");
+  EXPECT_OK(f.status());
+  return std::shared_ptr<const io::RandomAccessFile>(std::move(*f));
+}
+
+Result<std::vector<RecordBatch>> ReadAll(const std::string& bytes, ParquetReadOptions options = {}) {
+  ASSIGN_OR_RETURN(auto reader, OpenParquetReader(AsFile(bytes), options));
+  ASSIGN_OR_RETURN(auto batches, ReadAllBatches(*reader));
+  for (const auto& b : batches) {
+    for (const auto& c : b.columns) RETURN_IF_ERROR(c.Validate());
+  }
+  return batches;
+}
+
+std::string Page(const std::string& body, int32_t n, Encoding enc = Encoding::kPlain) {
+  return parquet::testing::DataPageV1Header(body.size(), n, enc) + body;
+}
+
+Element Root(int n) { return Element{.name = "schema", .repetition = -1, .num_children = n}; }
+
+// Optional int32 a (field id 3) with a null, required string s.
+std::string FlatFile() {
+  Element a{.name = "a", .type = 1, .repetition = 1, .field_id = 3};
+  Element s{.name = "s", .type = 6, .repetition = 0, .converted = 0};
+  Chunk ca{.path = {"a"},
+           .type = PhysicalType::kInt32,
+           .num_values = 3,
+           .pages = Page(parquet::testing::RleLevels({1, 0, 1}, 1, true) + parquet::testing::PlainInt32({10, 30}), 3)};
+  Chunk cs{.path = {"s"},
+           .type = PhysicalType::kByteArray,
+           .num_values = 3,
+           .pages = Page(parquet::testing::PlainStrings({"x", "", "zz"}), 3)};
+  return parquet::testing::BuildFile({Root(2), a, s}, {{3, {ca, cs}}}, {{"origin", "test"}});
+}
+
+TEST(ParquetRead, FlatColumnsWithNullsAndMetadata) {
+  ASSERT_OK_AND_ASSIGN(Schema schema, ReadParquetSchema(*AsFile(FlatFile())));
+  ASSERT_EQ(schema.fields.size(), 2u);
+  EXPECT_EQ(schema.fields[0].type.id, TypeId::kInt32);
+  EXPECT_TRUE(schema.fields[0].nullable);
+  EXPECT_EQ(schema.fields[0].metadata.at(kParquetFieldIdKey), "3");
+  EXPECT_EQ(schema.fields[1].type.id, TypeId::kUtf8);
+  EXPECT_FALSE(schema.fields[1].nullable);
+  EXPECT_EQ(schema.metadata.at("origin"), "test");
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(FlatFile()));
+  ASSERT_EQ(batches.size(), 1u);
+  const Array& a = batches[0].columns[0];
+  ASSERT_EQ(a.length, 3);
+  EXPECT_EQ(a.null_count, 1);
+  EXPECT_EQ(a.values<int32_t>()[0], 10);
+  EXPECT_TRUE(a.IsNull(1));
+  EXPECT_EQ(a.values<int32_t>()[2], 30);
+  const Array& s = batches[0].columns[1];
+  EXPECT_EQ(s.GetView(0), "x");
+  EXPECT_EQ(s.GetView(1), "");
+  EXPECT_EQ(s.GetView(2), "zz");
+}
+
+TEST(ParquetRead, ProjectionReadsOnlyNamedColumns) {
+  ParquetReadOptions options;
+  options.columns = {"s"};
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(FlatFile(), options));
+  ASSERT_EQ(batches[0].columns.size(), 1u);
+  EXPECT_EQ(batches[0].schema.fields[0].name, "s");
+  options.columns = {"nope"};
+  EXPECT_TRUE(ReadAll(FlatFile(), options).status().IsInvalidArgument());
+}
+
+// optional group l (LIST) { repeated group list { optional int64 element } }:
+// rows [1, null], null, [], [2].
+std::string ListFile(bool v2) {
+  Element l{.name = "l", .repetition = 1, .num_children = 1, .converted = 3};
+  Element list{.name = "list", .repetition = 2, .num_children = 1};
+  Element el{.name = "element", .type = 2, .repetition = 1};
+  const std::vector<int> def = {3, 2, 0, 1, 3}, rep = {0, 1, 0, 0, 0};
+  const std::string values = parquet::testing::PlainInt64({1, 2});
+  std::string pages;
+  if (v2) {
+    std::string r = parquet::testing::RleLevels(rep, 1, false), d = parquet::testing::RleLevels(def, 2, false);
+    pages = parquet::testing::DataPageV2Header(r.size() + d.size() + values.size(), 5, 3, 4, Encoding::kPlain,
+                                               static_cast<int32_t>(d.size()), static_cast<int32_t>(r.size())) +
+            r + d + values;
+  } else {
+    pages = Page(parquet::testing::RleLevels(rep, 1, true) + parquet::testing::RleLevels(def, 2, true) + values, 5);
+  }
+  Chunk c{.path = {"l", "list", "element"}, .type = PhysicalType::kInt64, .num_values = 5, .pages = pages};
+  return parquet::testing::BuildFile({Root(1), l, list, el}, {{4, {c}}});
+}
+
+void ExpectListRows(const Array& l) {
+  ASSERT_EQ(l.type.id, TypeId::kList);
+  ASSERT_EQ(l.length, 4);
+  EXPECT_EQ(l.ListRange(0), (std::pair<int64_t, int64_t>{0, 2}));
+  EXPECT_TRUE(l.IsNull(1));
+  EXPECT_TRUE(l.IsValid(2));
+  EXPECT_EQ(l.ListRange(2).first, l.ListRange(2).second);
+  EXPECT_EQ(l.ListRange(3), (std::pair<int64_t, int64_t>{2, 3}));
+  const Array& items = l.children[0];
+  ASSERT_EQ(items.length, 3);
+  EXPECT_EQ(items.values<int64_t>()[0], 1);
+  EXPECT_TRUE(items.IsNull(1));
+  EXPECT_EQ(items.values<int64_t>()[2], 2);
+}
+
+TEST(ParquetRead, ThreeLevelListV1AndV2) {
+  for (bool v2 : {false, true}) {
+    ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(ListFile(v2)));
+    ASSERT_EQ(batches.size(), 1u);
+    ExpectListRows(batches[0].columns[0]);
+  }
+}
+
+TEST(ParquetRead, BatchesSplitAtRowBoundaries) {
+  ParquetReadOptions options;
+  options.batch_rows = 1;
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(ListFile(false), options));
+  ASSERT_EQ(batches.size(), 4u);
+  EXPECT_EQ(batches[0].columns[0].children[0].length, 2);
+  EXPECT_TRUE(batches[1].columns[0].IsNull(0));
+  EXPECT_EQ(batches[3].columns[0].children[0].values<int64_t>()[0], 2);
+}
+
+// Legacy 2-level list: required group l (LIST) { repeated int32 array }, and a bare
+// repeated field r: both lists of required items.
+TEST(ParquetRead, LegacyTwoLevelAndBareRepeated) {
+  Element l{.name = "l", .repetition = 0, .num_children = 1, .converted = 3};
+  Element arr{.name = "array", .type = 1, .repetition = 2};
+  Element r{.name = "r", .type = 1, .repetition = 2};
+  // Rows: [5, 6], [].
+  const std::string levels =
+      parquet::testing::RleLevels({0, 1, 0}, 1, true) + parquet::testing::RleLevels({1, 1, 0}, 1, true);
+  Chunk cl{.path = {"l", "array"},
+           .type = PhysicalType::kInt32,
+           .num_values = 3,
+           .pages = Page(levels + parquet::testing::PlainInt32({5, 6}), 3)};
+  Chunk cr{.path = {"r"},
+           .type = PhysicalType::kInt32,
+           .num_values = 3,
+           .pages = Page(levels + parquet::testing::PlainInt32({5, 6}), 3)};
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(parquet::testing::BuildFile({Root(2), l, arr, r}, {{2, {cl, cr}}})));
+  for (int c = 0; c < 2; ++c) {
+    const Array& a = batches[0].columns[c];
+    ASSERT_EQ(a.type.id, TypeId::kList);
+    EXPECT_FALSE(a.type.children[0].nullable);
+    EXPECT_EQ(a.ListRange(0), (std::pair<int64_t, int64_t>{0, 2}));
+    EXPECT_EQ(a.ListRange(1), (std::pair<int64_t, int64_t>{2, 2}));
+    EXPECT_EQ(a.children[0].values<int32_t>()[1], 6);
+  }
+}
+
+// optional group m (MAP) { repeated group key_value { required binary key (UTF8);
+// optional int32 value } } and optional group st { optional int32 x; optional group ys
+// (LIST) {...} } over rows: {a: 1, b: null}, null map.
+TEST(ParquetRead, MapsAndStructsOfLists) {
+  Element m{.name = "m", .repetition = 1, .num_children = 1, .converted = 1};
+  Element kv{.name = "key_value", .repetition = 2, .num_children = 2};
+  Element key{.name = "key", .type = 6, .repetition = 0, .converted = 0};
+  Element value{.name = "value", .type = 1, .repetition = 1};
+  Element st{.name = "st", .repetition = 1, .num_children = 2};
+  Element x{.name = "x", .type = 1, .repetition = 1};
+  Element ys{.name = "ys", .repetition = 1, .num_children = 1, .logical = 3};
+  Element ylist{.name = "list", .repetition = 2, .num_children = 1};
+  Element y{.name = "element", .type = 1, .repetition = 0};
+  using parquet::testing::PlainInt32;
+  using parquet::testing::RleLevels;
+  Chunk ck{.path = {"m", "key_value", "key"},
+           .type = PhysicalType::kByteArray,
+           .num_values = 3,
+           .pages = Page(RleLevels({0, 1, 0}, 1, true) + RleLevels({2, 2, 0}, 2, true) +
+                             parquet::testing::PlainStrings({"a", "b"}),
+                         3)};
+  Chunk cv{.path = {"m", "key_value", "value"},
+           .type = PhysicalType::kInt32,
+           .num_values = 3,
+           .pages = Page(RleLevels({0, 1, 0}, 1, true) + RleLevels({3, 2, 0}, 2, true) + PlainInt32({1}), 3)};
+  // st rows: {x: 4, ys: [7, 8]}, null.
+  Chunk cx{.path = {"st", "x"},
+           .type = PhysicalType::kInt32,
+           .num_values = 2,
+           .pages = Page(RleLevels({2, 0}, 2, true) + PlainInt32({4}), 2)};
+  Chunk cy{.path = {"st", "ys", "list", "element"},
+           .type = PhysicalType::kInt32,
+           .num_values = 3,
+           .pages = Page(RleLevels({0, 1, 0}, 1, true) + RleLevels({3, 3, 0}, 2, true) + PlainInt32({7, 8}), 3)};
+  const std::string file =
+      parquet::testing::BuildFile({Root(2), m, kv, key, value, st, x, ys, ylist, y}, {{2, {ck, cv, cx, cy}}});
+  auto read = ReadAll(file);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const auto& batches = *read;
+  const Array& map = batches[0].columns[0];
+  ASSERT_EQ(map.type.id, TypeId::kMap);
+  EXPECT_EQ(map.ListRange(0), (std::pair<int64_t, int64_t>{0, 2}));
+  EXPECT_TRUE(map.IsNull(1));
+  const Array& entries = map.children[0];
+  EXPECT_EQ(entries.children[0].GetView(1), "b");
+  EXPECT_EQ(entries.children[1].values<int32_t>()[0], 1);
+  EXPECT_TRUE(entries.children[1].IsNull(1));
+  const Array& s = batches[0].columns[1];
+  ASSERT_EQ(s.type.id, TypeId::kStruct);
+  EXPECT_TRUE(s.IsValid(0));
+  EXPECT_TRUE(s.IsNull(1));
+  EXPECT_EQ(s.children[0].values<int32_t>()[0], 4);
+  EXPECT_EQ(s.children[1].ListRange(0), (std::pair<int64_t, int64_t>{0, 2}));
+  EXPECT_EQ(s.children[1].children[0].values<int32_t>()[1], 8);
+}
+
+// Two row groups, a dictionary page, logical types: INTEGER(8), DATE, TIMESTAMP(us, UTC),
+// DECIMAL(9, 2) on INT32, FLOAT16 and DECIMAL(20, 0) on FIXED_LEN_BYTE_ARRAY, INT96.
+TEST(ParquetRead, LogicalTypesDictionaryAndRowGroups) {
+  Element i8{.name = "i8", .type = 1, .repetition = 0, .logical = 10, .logical_a = 8, .logical_b = 1};
+  Element date{.name = "d", .type = 1, .repetition = 0, .converted = 6};
+  Element ts{.name = "ts", .type = 2, .repetition = 0, .logical = 8, .logical_a = 1, .logical_b = 2};
+  Element dec{.name = "dec", .type = 1, .repetition = 0, .converted = 5, .scale = 2, .precision = 9};
+  Element f16{.name = "h", .type = 7, .repetition = 0, .type_length = 2, .logical = 15};
+  Element big{
+      .name = "big", .type = 7, .repetition = 0, .type_length = 9, .logical = 5, .logical_a = 0, .logical_b = 20};
+  Element i96{.name = "t96", .type = 3, .repetition = 0};
+  std::vector<Group> groups;
+  for (int g = 0; g < 2; ++g) {
+    Group group;
+    group.num_rows = 2;
+    const std::string dict = parquet::testing::PlainInt32({-5, 100});
+    const std::string idx = {0x01, 0x03, static_cast<char>(g == 0 ? 0b01 : 0b10)};  // width 1, one packed group
+    group.chunks.push_back(
+        {{"i8"},
+         PhysicalType::kInt32,
+         2,
+         parquet::testing::DictionaryPageHeader(dict.size(), 2) + dict + Page(idx, 2, Encoding::kRleDictionary)});
+    group.chunks.push_back({{"d"}, PhysicalType::kInt32, 2, Page(parquet::testing::PlainInt32({19000, -1}), 2)});
+    group.chunks.push_back({{"ts"}, PhysicalType::kInt64, 2, Page(parquet::testing::PlainInt64({1, -2}), 2)});
+    group.chunks.push_back({{"dec"}, PhysicalType::kInt32, 2, Page(parquet::testing::PlainInt32({-12345, 7}), 2)});
+    group.chunks.push_back({{"h"}, PhysicalType::kFixedLenByteArray, 2, Page(std::string("\x00\x3c\x00\xc0", 4), 2)});
+    std::string be(9, '\xff');  // -1
+    std::string be2(9, '\0');
+    be2[8] = 1;  // 1
+    group.chunks.push_back({{"big"}, PhysicalType::kFixedLenByteArray, 2, Page(be + be2, 2)});
+    std::string t96(24, '\0');
+    const int64_t nanos = 5;
+    const int32_t day = 2440589;  // 1970-01-02
+    std::memcpy(t96.data(), &nanos, 8);
+    std::memcpy(t96.data() + 8, &day, 4);
+    std::memcpy(t96.data() + 20, &day, 4);
+    group.chunks.push_back({{"t96"}, PhysicalType::kInt96, 2, Page(t96, 2)});
+    groups.push_back(group);
+  }
+  const std::string file = parquet::testing::BuildFile({Root(7), i8, date, ts, dec, f16, big, i96}, groups);
+  ASSERT_OK_AND_ASSIGN(Schema schema, ReadParquetSchema(*AsFile(file)));
+  EXPECT_EQ(schema.fields[0].type.id, TypeId::kInt8);
+  EXPECT_EQ(schema.fields[1].type.id, TypeId::kDate32);
+  EXPECT_EQ(schema.fields[2].type, TimestampType(TimeUnit::kMicro, "UTC"));
+  EXPECT_EQ(schema.fields[3].type.id, TypeId::kDecimal128);
+  EXPECT_EQ(schema.fields[3].type.scale, 2);
+  EXPECT_EQ(schema.fields[4].type.id, TypeId::kFloat16);
+  EXPECT_EQ(schema.fields[5].type.precision, 20);
+  EXPECT_EQ(schema.fields[6].type, TimestampType(TimeUnit::kNano));
+  ParquetReadOptions options;
+  options.batch_rows = 3;
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAll(file, options));
+  ASSERT_EQ(batches.size(), 2u);  // a batch never spans row groups
+  EXPECT_EQ(batches[0].num_rows, 2);
+  EXPECT_EQ(batches[0].columns[0].values<int8_t>()[0], 100);
+  EXPECT_EQ(batches[0].columns[0].values<int8_t>()[1], -5);
+  EXPECT_EQ(batches[1].columns[0].values<int8_t>()[0], -5);
+  EXPECT_EQ(batches[1].columns[0].values<int8_t>()[1], 100);
+  EXPECT_EQ(batches[0].columns[1].values<int32_t>()[1], -1);
+  EXPECT_EQ(batches[0].columns[2].values<int64_t>()[1], -2);
+  const auto* dec128 = batches[0].columns[3].values<int64_t>();
+  EXPECT_EQ(dec128[0], -12345);
+  EXPECT_EQ(dec128[1], -1);  // sign-extended high word
+  EXPECT_EQ(batches[0].columns[4].values<uint16_t>()[0], 0x3c00);
+  const auto* big128 = batches[0].columns[5].values<int64_t>();
+  EXPECT_EQ(big128[0], -1);
+  EXPECT_EQ(big128[1], -1);
+  EXPECT_EQ(big128[2], 1);
+  EXPECT_EQ(big128[3], 0);
+  EXPECT_EQ(batches[0].columns[6].values<int64_t>()[0], 86400LL * 1000000000 + 5);
+}
+
+TEST(ParquetRead, CorruptFilesFailWithCorruption) {
+  const std::string good = FlatFile();
+  EXPECT_TRUE(ReadParquetSchema(*AsFile("PAR1")).status().IsCorruption());
+  EXPECT_TRUE(ReadParquetSchema(*AsFile("XXXX" + good.substr(4))).status().IsCorruption());
+  // Every truncation and every single-byte change: an error or valid arrays, never a crash.
+  for (size_t n = 0; n < good.size(); ++n) {
+    std::string bad = good;
+    bad[n] = static_cast<char>(bad[n] ^ 0x5a);
+    (void)ReadAll(bad);
+    (void)ReadAll(good.substr(0, n));
+  }
+  // A level above the column's maximum.
+  Element a{.name = "a", .type = 1, .repetition = 1};
+  Chunk ca{.path = {"a"},
+           .type = PhysicalType::kInt32,
+           .num_values = 1,
+           .pages = Page(parquet::testing::RleLevels({3}, 2, true) + parquet::testing::PlainInt32({1}), 1)};
+  auto r = ReadAll(parquet::testing::BuildFile({Root(1), a}, {{1, {ca}}}));
+  ASSERT_TRUE(r.status().IsCorruption());
+  EXPECT_NE(r.status().message().find("/t.parquet"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("column 'a'"), std::string::npos) << r.status().ToString();
+  // Fewer rows than the row group claims.
+  Chunk one{.path = {"a"},
+            .type = PhysicalType::kInt32,
+            .num_values = 1,
+            .pages = Page(parquet::testing::RleLevels({1}, 1, true) + parquet::testing::PlainInt32({1}), 1)};
+  EXPECT_TRUE(ReadAll(parquet::testing::BuildFile({Root(1), a}, {{2, {one}}})).status().IsCorruption());
+  // A page bigger than max_page_bytes.
+  ParquetReadOptions small;
+  small.max_page_bytes = 4;
+  EXPECT_TRUE(ReadAll(good, small).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace lancet::format
