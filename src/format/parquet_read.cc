@@ -140,7 +140,10 @@ class ChunkDecoder {
     if (!h.dictionary_page_header) return Fail("dictionary page without its header");
     if (dictionary_) return Fail("a second dictionary page");
     const auto& dh = *h.dictionary_page_header;
-    if (dh.num_values < 0) return Fail("negative dictionary size");
+    // Delta encodings could expand a small page into many values: the count alone is bounded.
+    if (dh.num_values < 0 || static_cast<uint64_t>(dh.num_values) > budget_ / 16) {
+      return Fail("dictionary of " + std::to_string(dh.num_values) + " values");
+    }
     ASSIGN_OR_RETURN(BufferPtr body, parquet::DecompressPage(meta_.codec, page, h.uncompressed_page_size));
     dictionary_.emplace();
     dictionary_->width = parquet::PhysicalWidth(leaf_.physical, leaf_.type_length);
@@ -441,6 +444,11 @@ Result<Schema> ReadParquetSchema(const io::RandomAccessFile& file) {
 Result<std::unique_ptr<RecordBatchReader>> OpenParquetReader(std::shared_ptr<const io::RandomAccessFile> file,
                                                              const ParquetReadOptions& options) {
   ASSIGN_OR_RETURN(OpenedFile opened, ReadFooter(*file));
+  // Rows are counted through the leaves' levels; with none there is nothing to check a
+  // footer's row counts against.
+  if (opened.schema.leaves.empty() && opened.meta.num_rows != 0) {
+    return Status::NotSupported(file->path() + ": a Parquet file with rows but no columns");
+  }
   std::vector<int> fields;
   if (options.columns.empty()) {
     for (size_t i = 0; i < opened.schema.fields.size(); ++i) fields.push_back(static_cast<int>(i));
@@ -448,6 +456,9 @@ Result<std::unique_ptr<RecordBatchReader>> OpenParquetReader(std::shared_ptr<con
     for (const auto& name : options.columns) {
       int idx = opened.schema.schema.FieldIndex(name);
       if (idx < 0) return Status::InvalidArgument(file->path() + ": no column '" + name + "' in the Parquet file");
+      if (std::find(fields.begin(), fields.end(), idx) != fields.end()) {
+        return Status::InvalidArgument(file->path() + ": column '" + name + "' asked for twice");
+      }
       fields.push_back(idx);
     }
   }

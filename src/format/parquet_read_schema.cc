@@ -119,7 +119,10 @@ Result<DataType> LeafType(const SchemaElement& e) {
       // Legacy annotations are UTC-adjusted (LogicalTypes.md, backward compatibility).
       if (IsConverted(e, ConvertedType::kTimestampMillis)) return TimestampType(TimeUnit::kMilli, "UTC");
       if (IsConverted(e, ConvertedType::kTimestampMicros)) return TimestampType(TimeUnit::kMicro, "UTC");
-      if (lt.kind == LT::kTime) return TimeType(TypeId::kTime64, UnitOf(lt.unit));
+      if (lt.kind == LT::kTime) {
+        if (lt.unit == TimeUnitKind::kMillis) return SchemaFail(e.name, "TIME(MILLIS) on INT64");
+        return TimeType(TypeId::kTime64, UnitOf(lt.unit));
+      }
       if (IsConverted(e, ConvertedType::kTimeMicros)) return TimeType(TypeId::kTime64, TimeUnit::kMicro);
       return IntegerType(e, true);
     case PhysicalType::kInt96:
