@@ -10,6 +10,7 @@
 #include "format/parquet_decode.h"
 #include "format/parquet_decompress.h"
 #include "format/parquet_metadata.h"
+#include "format/parquet_read_arrow.h"
 #include "format/parquet_read_schema.h"
 #include "lancet/format/parquet.h"
 
@@ -37,7 +38,31 @@ constexpr uint64_t kRowGroupBudgetPages = 4;
 struct OpenedFile {
   parquet::FileMetaData meta;
   ReadSchema schema;
+  /// Per top-level field: the Arrow type to convert its arrays to (from ARROW:schema).
+  std::vector<std::optional<DataType>> restore;
 };
+
+// Takes the types an Arrow writer stored (see parquet_read_arrow.h) where they fit; the
+// key itself is the writer's bookkeeping, not the data's metadata, so it is dropped.
+void RestoreArrowTypes(OpenedFile* file) {
+  Schema& schema = file->schema.schema;
+  file->restore.resize(schema.fields.size());
+  auto it = schema.metadata.find(parquet::kArrowSchemaKey);
+  if (it == schema.metadata.end()) return;
+  std::optional<Schema> arrow = parquet::StoredArrowSchema(it->second);
+  schema.metadata.erase(it);
+  if (!arrow || arrow->fields.size() != schema.fields.size()) return;
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    Field& field = schema.fields[i];
+    const Field& stored = arrow->fields[i];
+    if (field.name != stored.name || field.type == stored.type || !parquet::CanRestore(field.type, stored.type)) {
+      continue;
+    }
+    field.type = stored.type;
+    for (const auto& [k, v] : stored.metadata) field.metadata.emplace(k, v);
+    file->restore[i] = stored.type;
+  }
+}
 
 Result<OpenedFile> ReadFooter(const io::RandomAccessFile& file) {
   const std::string& path = file.path();
@@ -64,6 +89,7 @@ Result<OpenedFile> ReadFooter(const io::RandomAccessFile& file) {
   auto schema = parquet::BuildReadSchema(out.meta);
   if (!schema.ok()) return schema.status().WithContext(path);
   out.schema = std::move(*schema);
+  RestoreArrowTypes(&out);
   for (size_t g = 0; g < out.meta.row_groups.size(); ++g) {
     const auto& rg = out.meta.row_groups[g];
     if (rg.columns.size() != out.schema.leaves.size()) {
@@ -316,6 +342,10 @@ class ParquetBatchReader : public RecordBatchReader {
       const auto& node = opened_.schema.fields[f];
       auto array = parquet::AssembleNode(node, opened_.schema.leaves, columns_, cursors_);
       if (!array.ok()) return array.status().WithContext(file_->path() + ": row group " + std::to_string(row_group_));
+      if (opened_.restore[f]) {
+        array = parquet::RestoreArray(*array, *opened_.restore[f]);
+        if (!array.ok()) return array.status().WithContext(file_->path() + ": column '" + node.field.name + "'");
+      }
       if (array->length != batch.num_rows) {
         return Status::Corruption(file_->path() + ": column '" + node.field.name + "' has " +
                                   std::to_string(array->length) + " rows in a batch of " + std::to_string(rows));

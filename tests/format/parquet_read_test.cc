@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "format/ipc_writer.h"
 #include "format/parquet_read_util.h"
 #include "lancet/format/parquet.h"
 #include "util/test_macros.h"
@@ -297,6 +298,75 @@ TEST(ParquetRead, LogicalTypesDictionaryAndRowGroups) {
   EXPECT_EQ(big128[2], 1);
   EXPECT_EQ(big128[3], 0);
   EXPECT_EQ(batches[0].columns[6].values<int64_t>()[0], 86400LL * 1000000000 + 5);
+}
+
+// An Arrow writer's ARROW:schema restores what Parquet cannot say: fixed_size_list (null
+// rows padded with null elements), large_utf8, duration and a timestamp's zone name.
+TEST(ParquetRead, RestoresTypesFromArrowSchema) {
+  Element l{.name = "l", .repetition = 1, .num_children = 1, .converted = 3};
+  Element list{.name = "list", .repetition = 2, .num_children = 1};
+  Element el{.name = "element", .type = 1, .repetition = 0};
+  Element s{.name = "s", .type = 6, .repetition = 0, .converted = 0};
+  Element d{.name = "d", .type = 2, .repetition = 0};
+  Element t{.name = "t", .type = 2, .repetition = 0, .logical = 8, .logical_a = 1, .logical_b = 1};
+  using parquet::testing::RleLevels;
+  // l rows: [1, 2], null, [3, 4].
+  Chunk cl{.path = {"l", "list", "element"},
+           .type = PhysicalType::kInt32,
+           .num_values = 5,
+           .pages = Page(RleLevels({0, 1, 0, 0, 1}, 1, true) + RleLevels({2, 2, 0, 2, 2}, 2, true) +
+                             parquet::testing::PlainInt32({1, 2, 3, 4}),
+                         5)};
+  Chunk cs{.path = {"s"},
+           .type = PhysicalType::kByteArray,
+           .num_values = 3,
+           .pages = Page(parquet::testing::PlainStrings({"a", "bc", ""}), 3)};
+  Chunk cd{.path = {"d"},
+           .type = PhysicalType::kInt64,
+           .num_values = 3,
+           .pages = Page(parquet::testing::PlainInt64({5, -6, 7}), 3)};
+  Chunk ct{.path = {"t"},
+           .type = PhysicalType::kInt64,
+           .num_values = 3,
+           .pages = Page(parquet::testing::PlainInt64({1, 2, 3}), 3)};
+  DataType duration = MakeType(TypeId::kDuration);
+  duration.unit = TimeUnit::kMilli;
+  Schema arrow;
+  arrow.fields = {MakeField("l", FixedSizeListOf(MakeField("item", MakeType(TypeId::kInt32), false), 2)),
+                  MakeField("s", MakeType(TypeId::kLargeUtf8), false), MakeField("d", duration, false),
+                  MakeField("t", TimestampType(TimeUnit::kMilli, "Europe/Paris"), false)};
+  ASSERT_OK_AND_ASSIGN(BufferPtr ipc, WriteIpcStream(arrow, {}));
+  const std::string file = parquet::testing::BuildFile(
+      {Root(4), l, list, el, s, d, t}, {{3, {cl, cs, cd, ct}}},
+      {{"ARROW:schema", parquet::testing::Base64(std::string(ipc->view()))}, {"other", "kept"}});
+  ASSERT_OK_AND_ASSIGN(Schema schema, ReadParquetSchema(*AsFile(file)));
+  EXPECT_EQ(schema.fields[0].type, arrow.fields[0].type);
+  EXPECT_EQ(schema.fields[1].type.id, TypeId::kLargeUtf8);
+  EXPECT_EQ(schema.fields[2].type, duration);
+  EXPECT_EQ(schema.fields[3].type.timezone, "Europe/Paris");
+  EXPECT_EQ(schema.metadata.count("ARROW:schema"), 0u);
+  EXPECT_EQ(schema.metadata.at("other"), "kept");
+  auto read = ReadAll(file);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const RecordBatch& b = (*read)[0];
+  const Array& fsl = b.columns[0];
+  ASSERT_EQ(fsl.children[0].length, 6);
+  EXPECT_TRUE(fsl.IsNull(1));
+  EXPECT_EQ(fsl.children[0].values<int32_t>()[4], 3);
+  EXPECT_EQ(b.columns[1].GetView(1), "bc");
+  EXPECT_EQ(b.columns[2].values<int64_t>()[1], -6);
+  // A list row of the wrong length cannot be a fixed_size_list: Corruption, not a guess.
+  arrow.fields[0] = MakeField("l", FixedSizeListOf(MakeField("item", MakeType(TypeId::kInt32), false), 3));
+  ASSERT_OK_AND_ASSIGN(ipc, WriteIpcStream(arrow, {}));
+  const std::string bad =
+      parquet::testing::BuildFile({Root(4), l, list, el, s, d, t}, {{3, {cl, cs, cd, ct}}},
+                                  {{"ARROW:schema", parquet::testing::Base64(std::string(ipc->view()))}});
+  EXPECT_TRUE(ReadAll(bad).status().IsCorruption());
+  // An undecodable key is ignored.
+  const std::string junk = parquet::testing::BuildFile({Root(4), l, list, el, s, d, t}, {{3, {cl, cs, cd, ct}}},
+                                                       {{"ARROW:schema", "!!not base64"}});
+  ASSERT_OK_AND_ASSIGN(schema, ReadParquetSchema(*AsFile(junk)));
+  EXPECT_EQ(schema.fields[0].type.id, TypeId::kList);
 }
 
 TEST(ParquetRead, CorruptFilesFailWithCorruption) {

@@ -82,6 +82,8 @@ std::string RleLevels(const std::vector<int>& levels, int bit_width, bool length
 std::string PlainInt32(const std::vector<int32_t>& v);
 std::string PlainInt64(const std::vector<int64_t>& v);
 std::string PlainStrings(const std::vector<std::string>& v);
+/// Standard base64 (with padding), as ARROW:schema is stored.
+std::string Base64(const std::string& bytes);
 /// DELTA_BINARY_PACKED with blocks of 128 values in 4 miniblocks.
 std::string DeltaBinaryPacked(const std::vector<int64_t>& values);
 
