@@ -369,6 +369,72 @@ TEST(ParquetRead, RestoresTypesFromArrowSchema) {
   EXPECT_EQ(schema.fields[0].type.id, TypeId::kList);
 }
 
+// Data pages v2 in the encodings DuckDB does not write (DELTA_BYTE_ARRAY, RLE booleans),
+// the ones it does (DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT), and decimals on BYTE_ARRAY
+// and a decimal256 on FIXED_LEN_BYTE_ARRAY. Rows: 3, the middle one null.
+TEST(ParquetRead, EncodedPagesV2) {
+  using parquet::testing::DeltaBinaryPacked;
+  using parquet::testing::RleLevels;
+  const std::string def = RleLevels({1, 0, 1}, 1, false);
+  auto page = [&](const std::string& values, Encoding enc) {
+    return parquet::testing::DataPageV2Header(def.size() + values.size(), 3, 1, 3, enc,
+                                              static_cast<int32_t>(def.size()), 0) +
+           def + values;
+  };
+  Element i64{.name = "i", .type = 2, .repetition = 1};
+  Element str{.name = "s", .type = 6, .repetition = 1, .converted = 0};
+  Element f{.name = "f", .type = 4, .repetition = 1};
+  Element b{.name = "b", .type = 0, .repetition = 1};
+  Element dba{.name = "dba", .type = 6, .repetition = 1, .converted = 5, .scale = 1, .precision = 30};
+  Element d256{
+      .name = "d256", .type = 7, .repetition = 1, .type_length = 20, .logical = 5, .logical_a = 3, .logical_b = 45};
+  const float floats[2] = {1.5f, -0.25f};
+  std::string bss(8, '\0');
+  for (int v = 0; v < 2; ++v) {
+    for (int k = 0; k < 4; ++k) bss[k * 2 + v] = reinterpret_cast<const char*>(&floats[v])[k];
+  }
+  // "prefix-a", "prefix-b": prefixes 0 and 7.
+  const std::string strings = DeltaBinaryPacked({0, 7}) + DeltaBinaryPacked({8, 1}) + "prefix-ab";
+  const std::string bools = std::string("\x02\0\0\0", 4) + std::string("\x04\x01", 2);  // RLE run: 2 x true
+  std::string big(20, '\0');
+  big[0] = '\x80';  // the most negative 160-bit value's top byte, sign-extended to 256 bits
+  const std::string big2 = std::string(19, '\0') + "\x09";
+  std::vector<Chunk> chunks = {
+      {{"i"}, PhysicalType::kInt64, 3, page(DeltaBinaryPacked({-5, 1000000000000}), Encoding::kDeltaBinaryPacked)},
+      {{"s"}, PhysicalType::kByteArray, 3, page(strings, Encoding::kDeltaByteArray)},
+      {{"f"}, PhysicalType::kFloat, 3, page(bss, Encoding::kByteStreamSplit)},
+      {{"b"}, PhysicalType::kBoolean, 3, page(bools, Encoding::kRle)},
+      {{"dba"},
+       PhysicalType::kByteArray,
+       3,
+       page(parquet::testing::PlainStrings({"\xff", std::string("\x01\x00", 2)}), Encoding::kPlain)},
+      {{"d256"}, PhysicalType::kFixedLenByteArray, 3, page(big + big2, Encoding::kPlain)}};
+  const std::string file = parquet::testing::BuildFile({Root(6), i64, str, f, b, dba, d256}, {{3, chunks}});
+  auto read = ReadAll(file);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const RecordBatch& batch = (*read)[0];
+  for (const Array& c : batch.columns) {
+    EXPECT_EQ(c.null_count, 1);
+    EXPECT_TRUE(c.IsNull(1));
+  }
+  EXPECT_EQ(batch.columns[0].values<int64_t>()[0], -5);
+  EXPECT_EQ(batch.columns[0].values<int64_t>()[2], 1000000000000);
+  EXPECT_EQ(batch.columns[1].GetView(0), "prefix-a");
+  EXPECT_EQ(batch.columns[1].GetView(2), "prefix-b");
+  EXPECT_EQ(batch.columns[2].values<float>()[0], 1.5f);
+  EXPECT_EQ(batch.columns[2].values<float>()[2], -0.25f);
+  EXPECT_TRUE(batch.columns[3].GetBool(0));
+  EXPECT_TRUE(batch.columns[3].GetBool(2));
+  EXPECT_EQ(batch.columns[4].type.id, TypeId::kDecimal128);
+  EXPECT_EQ(batch.columns[4].values<int64_t>()[0], -1);
+  EXPECT_EQ(batch.columns[4].values<int64_t>()[4], 256);
+  const Array& wide = batch.columns[5];
+  EXPECT_EQ(wide.type.id, TypeId::kDecimal256);
+  EXPECT_EQ(wide.values<uint64_t>()[2], 0xffffffff80000000ULL);  // bytes 16..23 of value 0
+  EXPECT_EQ(wide.values<uint64_t>()[3], ~0ULL);
+  EXPECT_EQ(wide.values<uint64_t>()[8], 9u);
+}
+
 TEST(ParquetRead, CorruptFilesFailWithCorruption) {
   const std::string good = FlatFile();
   EXPECT_TRUE(ReadParquetSchema(*AsFile("PAR1")).status().IsCorruption());
