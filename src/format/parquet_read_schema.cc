@@ -205,6 +205,10 @@ class SchemaConverter {
   Result<ReadNode> Convert(int slot_def, int parent_def, int parent_rep, int depth) {
     ASSIGN_OR_RETURN(const SchemaElement* e, Next(depth));
     const Repetition rep = RepetitionOf(*e);
+    if (static_cast<int32_t>(rep) < 0 || static_cast<int32_t>(rep) > static_cast<int32_t>(Repetition::kRepeated)) {
+      return Status::NotSupported("parquet schema: field '" + e->name + "' has repetition " +
+                                  std::to_string(static_cast<int32_t>(rep)) + " (VECTOR or unknown)");
+    }
     if (rep == Repetition::kRepeated) {
       // A bare repeated field is a required list of required elements.
       ASSIGN_OR_RETURN(ReadNode element, Body(*e, parent_def + 1, parent_def + 1, parent_rep + 1, false, depth));
