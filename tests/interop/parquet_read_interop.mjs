@@ -4,9 +4,9 @@
 // Lancet's Parquet reader against DuckDB as the independent writer and oracle. DuckDB
 // writes tables covering every type the reader maps (ints signed and unsigned, floats,
 // bool, strings, blobs, decimals on INT32/INT64/FIXED_LEN_BYTE_ARRAY, date, time,
-// timestamps in ms/us/ns with and without UTC, UUID) with nulls, and nested lists,
-// structs, maps, lists of structs, structs of lists and lists of lists; each table goes
-// out with every codec (uncompressed, snappy, gzip, zstd, lz4_raw), dictionaries on and
+// timestamps in ms/us/ns with and without UTC, UUID) with nulls (and all-null columns),
+// and nested lists, structs, maps, lists of structs, structs of lists and lists of lists;
+// each table goes out with every codec (uncompressed, snappy, gzip, zstd, lz4_raw), dictionaries on and
 // off, several row groups, and PARQUET_VERSION v2 (data page v2, DELTA_BINARY_PACKED,
 // DELTA_LENGTH_BYTE_ARRAY, BYTE_STREAM_SPLIT). `lancet import` then `lancet dump` must
 // give exactly the values DuckDB reads back from the same file, and the schema must
@@ -63,7 +63,8 @@ const TABLES = {
     ${nul(8, "TIMESTAMPTZ '2001-01-01 00:00:00+00' + INTERVAL (i * 61) SECOND")} AS tstz,
     ${nul(9, "(TIMESTAMP '2020-01-01 00:00:00' + INTERVAL (i * 1001) MILLISECOND)::TIMESTAMP_MS")} AS tsms,
     ${nul(10, "(TIMESTAMP '2020-01-01 00:00:00' + INTERVAL (i * 3) MICROSECOND)::TIMESTAMP_NS")} AS tsns,
-    ${nul(0, "('00000000-0000-4000-8000-' || lpad(i::VARCHAR, 12, '0'))::UUID")} AS uu
+    ${nul(0, "('00000000-0000-4000-8000-' || lpad(i::VARCHAR, 12, '0'))::UUID")} AS uu,
+    NULL::INTEGER AS none_i, NULL::VARCHAR AS none_s
     FROM range(${N}) t(i)`,
   nested: `SELECT
     ${nul(0, "CASE WHEN i % 4 = 1 THEN [] ELSE [i, NULL, i * 2] END")} AS li,
@@ -143,6 +144,8 @@ for (const table of Object.keys(TABLES)) {
               "COMPRESSION snappy, PARQUET_VERSION V2, ROW_GROUP_SIZE 2000");
   await check(table, path.join(work, `${table}_v2_plain.parquet`), `${table} parquet v2 uncompressed`,
               "COMPRESSION uncompressed, PARQUET_VERSION V2");
+  await check(table, path.join(work, `${table}_v2_gzip.parquet`), `${table} parquet v2 gzip, no dictionary`,
+              "COMPRESSION gzip, PARQUET_VERSION V2, DICTIONARY_SIZE_LIMIT 1, ROW_GROUP_SIZE 2048");
 }
 
 // The v2 files must really hold the delta and byte-stream-split encodings.
