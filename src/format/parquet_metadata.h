@@ -16,64 +16,26 @@
 namespace lancet::format::parquet {
 
 enum class PhysicalType : int32_t {
-  kBoolean = 0,
-  kInt32 = 1,
-  kInt64 = 2,
-  kInt96 = 3,
-  kFloat = 4,
-  kDouble = 5,
-  kByteArray = 6,
-  kFixedLenByteArray = 7,
+  kBoolean = 0, kInt32 = 1, kInt64 = 2, kInt96 = 3, kFloat = 4, kDouble = 5,
+  kByteArray = 6, kFixedLenByteArray = 7,
 };
 
 enum class ConvertedType : int32_t {
-  kUtf8 = 0,
-  kMap = 1,
-  kMapKeyValue = 2,
-  kList = 3,
-  kEnum = 4,
-  kDecimal = 5,
-  kDate = 6,
-  kTimeMillis = 7,
-  kTimeMicros = 8,
-  kTimestampMillis = 9,
-  kTimestampMicros = 10,
-  kUint8 = 11,
-  kUint16 = 12,
-  kUint32 = 13,
-  kUint64 = 14,
-  kInt8 = 15,
-  kInt16 = 16,
-  kInt32 = 17,
-  kInt64 = 18,
-  kJson = 19,
-  kBson = 20,
-  kInterval = 21,
+  kUtf8 = 0, kMap = 1, kMapKeyValue = 2, kList = 3, kEnum = 4, kDecimal = 5, kDate = 6,
+  kTimeMillis = 7, kTimeMicros = 8, kTimestampMillis = 9, kTimestampMicros = 10,
+  kUint8 = 11, kUint16 = 12, kUint32 = 13, kUint64 = 14, kInt8 = 15, kInt16 = 16,
+  kInt32 = 17, kInt64 = 18, kJson = 19, kBson = 20, kInterval = 21,
 };
 
 enum class Repetition : int32_t { kRequired = 0, kOptional = 1, kRepeated = 2 };
 
 enum class Encoding : int32_t {
-  kPlain = 0,
-  kPlainDictionary = 2,
-  kRle = 3,
-  kBitPacked = 4,
-  kDeltaBinaryPacked = 5,
-  kDeltaLengthByteArray = 6,
-  kDeltaByteArray = 7,
-  kRleDictionary = 8,
-  kByteStreamSplit = 9,
+  kPlain = 0, kPlainDictionary = 2, kRle = 3, kBitPacked = 4, kDeltaBinaryPacked = 5,
+  kDeltaLengthByteArray = 6, kDeltaByteArray = 7, kRleDictionary = 8, kByteStreamSplit = 9,
 };
 
 enum class Codec : int32_t {
-  kUncompressed = 0,
-  kSnappy = 1,
-  kGzip = 2,
-  kLzo = 3,
-  kBrotli = 4,
-  kLz4 = 5,
-  kZstd = 6,
-  kLz4Raw = 7,
+  kUncompressed = 0, kSnappy = 1, kGzip = 2, kLzo = 3, kBrotli = 4, kLz4 = 5, kZstd = 6, kLz4Raw = 7,
 };
 
 enum class PageType : int32_t { kDataPage = 0, kIndexPage = 1, kDictionaryPage = 2, kDataPageV2 = 3 };
@@ -83,28 +45,15 @@ enum class TimeUnitKind : uint8_t { kMillis, kMicros, kNanos };
 /// The LogicalType union; kind kNone when absent.
 struct LogicalType {
   enum class Kind : uint8_t {
-    kNone,
-    kString,
-    kMap,
-    kList,
-    kEnum,
-    kDecimal,
-    kDate,
-    kTime,
-    kTimestamp,
-    kInteger,
-    kUnknown,
-    kJson,
-    kBson,
-    kUuid,
-    kFloat16,
+    kNone, kString, kMap, kList, kEnum, kDecimal, kDate, kTime, kTimestamp, kInteger,
+    kUnknown, kJson, kBson, kUuid, kFloat16,
   };
   Kind kind = Kind::kNone;
   int32_t scale = 0, precision = 0;  // kDecimal
   bool is_adjusted_to_utc = false;   // kTime, kTimestamp
   TimeUnitKind unit = TimeUnitKind::kMillis;
-  int8_t bit_width = 0;   // kInteger
-  bool is_signed = true;  // kInteger
+  int8_t bit_width = 0;              // kInteger
+  bool is_signed = true;             // kInteger
 };
 
 struct SchemaElement {
