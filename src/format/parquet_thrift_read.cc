@@ -6,28 +6,14 @@
 #include <utility>
 
 #include "format/parquet_metadata.h"
+#include "format/parquet_thrift.h"
 
 namespace lancet::format::parquet {
 namespace {
 // A named namespace too, so unity builds keep these apart from the writer's helpers.
 namespace thrift_in {
 
-// Compact protocol type nibbles.
-enum class CType : uint8_t {
-  kStop = 0,
-  kTrue = 1,
-  kFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
+using CType = CompactType;
 
 // Deeper nesting than Parquet's own structs need (LogicalType inside SchemaElement inside
 // FileMetaData is four) only comes from hostile input.
