@@ -86,6 +86,36 @@ Result<Array> ToFixedSizeList(const Array& a, const DataType& to) {
   return out;
 }
 
+// Values of a fixed-width array mapped one by one into a new values buffer (Parquet has
+// no date64, second-resolution timestamps or times: the writer stores them as days and
+// milliseconds). `map` returns false for a value that cannot come back exactly.
+template <typename From, typename To, typename Map>
+Result<Array> MapValues(const Array& a, const DataType& to, Map map) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(a.length) * sizeof(To));
+  auto* out = reinterpret_cast<To*>(bytes.data());
+  const From* in = a.values<From>();
+  for (int64_t i = 0; i < a.length; ++i) {
+    if (a.IsValid(i) && !map(in[i], &out[i])) {
+      return Status::Corruption("value " + std::to_string(in[i]) + " does not convert back to " + to.ToString());
+    }
+  }
+  Array result = a;
+  result.type = to;
+  result.buffers[1] = Buffer::FromVector(std::move(bytes));
+  if (a.offset != 0 && a.buffers[0]) {
+    // The new values start at 0: the validity bits move there too.
+    std::vector<uint8_t> bits(static_cast<size_t>((a.length + 7) / 8), 0);
+    for (int64_t i = 0; i < a.length; ++i) {
+      if (a.IsValid(i)) bits[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+    }
+    result.buffers[0] = Buffer::FromVector(std::move(bits));
+  }
+  result.offset = 0;
+  return result;
+}
+
+constexpr int64_t kMillisPerDay = 86400000;
+
 }  // namespace
 
 std::optional<Schema> StoredArrowSchema(const std::string& base64) {
@@ -104,9 +134,16 @@ bool CanRestore(const DataType& read, const DataType& arrow) {
       return read.id == TypeId::kBinary;
     case TypeId::kDuration:
       return read.id == TypeId::kInt64;
+    case TypeId::kDate64:
+      return read.id == TypeId::kDate32;
+    case TypeId::kTime32:
+      return read.id == TypeId::kTime32 &&
+             (read.unit == arrow.unit || (arrow.unit == TimeUnit::kSecond && read.unit == TimeUnit::kMilli));
     case TypeId::kTimestamp:
-      // The values are the same instants; only the zone's name is Arrow's.
-      return read.id == TypeId::kTimestamp && read.unit == arrow.unit &&
+      // The values are the same instants; only the zone's name (and a second unit, which
+      // Parquet stores as milliseconds) is Arrow's.
+      return read.id == TypeId::kTimestamp &&
+             (read.unit == arrow.unit || (arrow.unit == TimeUnit::kSecond && read.unit == TimeUnit::kMilli)) &&
              read.timezone.has_value() == arrow.timezone.has_value();
     case TypeId::kList:
     case TypeId::kLargeList:
@@ -143,6 +180,23 @@ Result<Array> RestoreArray(const Array& a, const DataType& to) {
     }
     case TypeId::kFixedSizeList:
       return ToFixedSizeList(a, to);
+    case TypeId::kDate64:
+      return MapValues<int32_t, int64_t>(a, to, [](int32_t days, int64_t* ms) {
+        *ms = int64_t{days} * kMillisPerDay;
+        return true;
+      });
+    case TypeId::kTime32:
+      if (a.type.unit == to.unit) break;
+      return MapValues<int32_t, int32_t>(a, to, [](int32_t ms, int32_t* s) {
+        *s = ms / 1000;
+        return ms % 1000 == 0;
+      });
+    case TypeId::kTimestamp:
+      if (a.type.unit == to.unit) break;
+      return MapValues<int64_t, int64_t>(a, to, [](int64_t ms, int64_t* s) {
+        *s = ms / 1000;
+        return ms % 1000 == 0;
+      });
     case TypeId::kStruct:
       for (size_t i = 0; i < a.children.size(); ++i) {
         ASSIGN_OR_RETURN(out.children[i], RestoreArray(a.children[i], to.children[i].type));
