@@ -124,6 +124,7 @@ class ChunkDecoder {
 
   Status Decode(std::span<const uint8_t> bytes, LeafColumn* col) {
     col->values.width = parquet::PhysicalWidth(leaf_.physical, leaf_.type_length);
+    Reserve(col);
     size_t pos = 0;
     uint64_t seen = 0;
     while (seen < static_cast<uint64_t>(std::max<int64_t>(meta_.num_values, 0)) && pos < bytes.size()) {
@@ -157,6 +158,23 @@ class ChunkDecoder {
 
  private:
   Status Fail(const std::string& what) const { return Status::Corruption(what); }
+
+  // Room for the chunk's values and levels up front, as the footer states them: growing
+  // a row group's vectors page by page copied them over and over. Claims past the memory
+  // budget reserve only what the budget allows; the pages are still checked as decoded.
+  void Reserve(LeafColumn* col) const {
+    const uint64_t claimed = static_cast<uint64_t>(std::max<int64_t>(meta_.num_values, 0));
+    const uint64_t n = std::min(claimed, budget_ / 16);
+    if (leaf_.max_def > 0) col->def.reserve(n);
+    if (leaf_.max_rep > 0) col->rep.reserve(n);
+    if (col->values.width > 0) {
+      col->values.data.reserve(n * static_cast<uint64_t>(col->values.width));
+    } else {
+      col->values.offsets.reserve(n + 1);
+      const uint64_t bytes = static_cast<uint64_t>(std::max<int64_t>(meta_.total_uncompressed_size, 0));
+      col->values.data.reserve(std::min(bytes, budget_ / 4));
+    }
+  }
 
   uint64_t Used(const LeafColumn& col) const {
     return col.values.data.size() + col.values.offsets.size() * 8 + (col.def.size() + col.rep.size()) * 2;
