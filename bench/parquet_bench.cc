@@ -19,6 +19,7 @@
 
 #include "bench_stats.h"
 #include "lancet/format/parquet.h"
+#include "lancet/io/object_store.h"
 
 namespace lancet::bench {
 namespace {
@@ -91,10 +92,52 @@ RecordBatch MixedBatch(const Schema& schema, int64_t begin, int64_t rows, uint64
   return b;
 }
 
+// Reads every row of `path` through OpenParquetReader (best of `reps`) and prints the
+// rate against DuckDB's read of the same file from `ref` (op duckdb_read).
+int ReadMode(const std::string& path, int reps, const std::string& ref) {
+  double best = 1e30;
+  int64_t rows = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto file = io::LocalFileSystem(false)->OpenRead(path);
+    if (!file.ok()) {
+      std::fprintf(stderr, "parquet_bench: %s\n", file.status().ToString().c_str());
+      return 1;
+    }
+    auto reader = format::OpenParquetReader(std::move(*file));
+    Status st = reader.status();
+    rows = 0;
+    while (st.ok()) {
+      auto batch = (*reader)->Next();
+      if (!batch.ok()) st = batch.status();
+      if (!st.ok() || !*batch) break;
+      rows += (*batch)->num_rows;
+    }
+    if (!st.ok()) {
+      std::fprintf(stderr, "parquet_bench: %s\n", st.ToString().c_str());
+      return 1;
+    }
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+  std::printf("lancet   read: %lld rows, %.1f MB Parquet, %.3f s, %.1f MB/s\n", static_cast<long long>(rows), mb, best,
+              mb / best);
+  std::ifstream in(ref);
+  std::string line;
+  while (!ref.empty() && std::getline(in, line)) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("op", "") != "duckdb_read") continue;
+    const double s = j.value("seconds", 0.0);
+    std::printf("duckdb   read, %d thread(s): %.3f s, %.1f MB/s of the same file; ratio %.2f\n", j.value("threads", 0), s,
+                mb / s, s / best);
+  }
+  return 0;
+}
+
 int Run(int argc, char** argv) {
   int64_t rows = 1000000;
   int reps = 3;
-  std::string codec = "snappy", out, ref;
+  std::string codec = "snappy", out, ref, read;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string k = argv[a], v = argv[a + 1];
     if (k == "--rows") rows = std::atoll(v.c_str());
@@ -102,7 +145,9 @@ int Run(int argc, char** argv) {
     if (k == "--codec") codec = v;
     if (k == "--out") out = v;
     if (k == "--ref") ref = v;
+    if (k == "--read") read = v;
   }
+  if (!read.empty()) return ReadMode(read, reps, ref);
   if (out.empty()) out = (std::filesystem::temp_directory_path() / "lancet_parquet_bench.parquet").string();
   const Schema schema = MixedSchema();
   uint64_t arrow_bytes = 0;

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # parquet_bench.sh BUILD_DIR [ROWS] [CODEC]
 #
-# Parquet write throughput against DuckDB in one run: DuckDB (tests/validators, via
-# node) COPYs the rows parquet_bench generates (ROWS, default 1000000, of id int64,
-# x float64, name utf8, flag bool, score int32 with nulls, tags list<int32>) to a
-# Parquet file with CODEC (default snappy), best of 3, with 1 thread and with all
-# cores; then parquet_bench writes them from memory and prints both with the ratio.
-# DuckDB's time includes making the rows from range(), ours does not (they are built
-# before the clock starts); both write to a local file.
+# Parquet against DuckDB in one run, on the rows parquet_bench generates (ROWS, default
+# 1000000, of id int64, x float64, name utf8, flag bool, score int32 with nulls, tags
+# list<int32>), CODEC default snappy, best of 3, DuckDB (tests/validators, via node)
+# with 1 thread and with all cores:
+# * write: DuckDB COPYs the rows to Parquet; parquet_bench writes them from memory.
+#   DuckDB's time includes making the rows from range(), ours does not.
+# * read: both read every row of DuckDB's file (DuckDB sums every column; Lancet drains
+#   OpenParquetReader's batches).
+# * export: the file imported into a Lance dataset, then `lancet export` of it to
+#   Parquet and to an Arrow IPC stream (wall time, best of 3).
 set -euo pipefail
 BUILD="$1" ROWS="${2:-1000000}" CODEC="${3:-snappy}"
 HERE="$(cd "$(dirname "$0")" && pwd -P)"
@@ -35,7 +38,35 @@ for (const threads of [1, (await con.runAndReadAll('SELECT current_setting(\'thr
     best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
   }
   console.log(JSON.stringify({ op: 'duckdb_write', threads: Number(threads), seconds: best, bytes: fs.statSync(out).size }));
+  best = Infinity;
+  for (let rep = 0; rep < 3; rep++) {
+    const t0 = process.hrtime.bigint();
+    await con.runAndReadAll(`SELECT sum(id), sum(x), sum(length(name)), count_if(flag), sum(score), sum(len(tags))
+      FROM read_parquet('${out}')`);
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  console.log(JSON.stringify({ op: 'duckdb_read', threads: Number(threads), seconds: best }));
 }
 JS
 node "$WORK/duck.mjs" "$NODE_MODULES" "$ROWS" "$DUCK_CODEC" "$WORK/duck.parquet" > "$WORK/duck.jsonl"
 "$BUILD/bin/parquet_bench" --rows "$ROWS" --codec "$CODEC" --out "$WORK/ours.parquet" --ref "$WORK/duck.jsonl"
+"$BUILD/bin/parquet_bench" --read "$WORK/duck.parquet" --ref "$WORK/duck.jsonl"
+
+# Export of the same rows from a Lance dataset: Parquet against Arrow IPC.
+"$BUILD/bin/lancet" import "$WORK/duck.parquet" "$WORK/ds.lance" > /dev/null
+best_of_3() {
+  local best=""
+  for _ in 1 2 3; do
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" > /dev/null 2>&1
+    t1=$(date +%s.%N)
+    best=$(awk -v a="$best" -v t0="$t0" -v t1="$t1" 'BEGIN { b = t1 - t0; print (a == "" || b < a) ? b : a }')
+  done
+  echo "$best"
+}
+pq=$(best_of_3 "$BUILD/bin/lancet" export "$WORK/ds.lance" "$WORK/out.parquet" --compression "$CODEC")
+ipc=$(best_of_3 "$BUILD/bin/lancet" export "$WORK/ds.lance" "$WORK/out.arrows")
+printf 'export   %s rows: Parquet (%s) %.3f s, %.1f MB; Arrow IPC stream %.3f s, %.1f MB; Parquet/IPC time %.2f\n' \
+  "$ROWS" "$CODEC" "$pq" "$(stat -c %s "$WORK/out.parquet" | awk '{print $1/1e6}')" "$ipc" \
+  "$(stat -c %s "$WORK/out.arrows" | awk '{print $1/1e6}')" "$(awk -v a="$pq" -v b="$ipc" 'BEGIN { print a / b }')"

@@ -23,6 +23,9 @@ seeds_for() {  # $1 = fuzzer name -> seed dir
       if [ -d "$WORK/corpus/data" ]; then
         find "$WORK/corpus/data" -name '*.arrow' -exec cp {} "$dir/" \; 2>/dev/null || true
       fi ;;
+    parquet_read_fuzz)
+      # small DuckDB-written files: flat and nested, data pages v1 and v2, three codecs
+      cp "$HERE"/fuzz/seeds/parquet/*.parquet "$dir/" ;;
     manifest_fuzz)
       if [ -d "$WORK/corpus/data" ]; then
         find "$WORK/corpus/data" -name '*.manifest' -size -256k -exec cp {} "$dir/" \; 2>/dev/null || true

@@ -35,21 +35,6 @@ Status Gzip(int level, std::span<const uint8_t> data, std::string* out) {
   return Status::OK();
 }
 
-Status Gunzip(std::span<const uint8_t> data, uint64_t size, std::string* out) {
-  z_stream zs{};
-  if (inflateInit2(&zs, kGzipWindowBits) != Z_OK) return Status::Internal("gzip: inflateInit2 failed");
-  out->resize(size);
-  zs.next_in = const_cast<Bytef*>(data.data());
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out->data());
-  zs.avail_out = static_cast<uInt>(out->size());
-  const int rc = inflate(&zs, Z_FINISH);
-  const uint64_t produced = zs.total_out;
-  inflateEnd(&zs);
-  if (rc != Z_STREAM_END || produced != size) return Status::Corruption("gzip page does not inflate to its size");
-  return Status::OK();
-}
-
 }  // namespace
 
 Status CompressPage(Codec codec, int level, std::span<const uint8_t> data, std::string* out) {
@@ -84,44 +69,6 @@ Status CompressPage(Codec codec, int level, std::span<const uint8_t> data, std::
           LZ4_compress_default(src, out->data(), static_cast<int>(data.size()), static_cast<int>(out->size()));
       if (n <= 0 && !data.empty()) return Status::Internal("lz4 compression failed");
       out->resize(static_cast<size_t>(n));
-      return Status::OK();
-    }
-    default:
-      return Status::NotSupported("Parquet codec " + std::to_string(static_cast<int>(codec)));
-  }
-}
-
-Status DecompressPage(Codec codec, std::span<const uint8_t> data, uint64_t size, std::string* out) {
-  const char* src = reinterpret_cast<const char*>(data.data());
-  switch (codec) {
-    case Codec::kUncompressed:
-      if (data.size() != size) return Status::Corruption("uncompressed page size mismatch");
-      out->assign(src, data.size());
-      return Status::OK();
-    case Codec::kSnappy: {
-      size_t n = 0;
-      if (snappy_uncompressed_length(src, data.size(), &n) != SNAPPY_OK || n != size) {
-        return Status::Corruption("snappy page does not expand to its size");
-      }
-      out->resize(n);
-      if (snappy_uncompress(src, data.size(), out->data(), &n) != SNAPPY_OK) {
-        return Status::Corruption("snappy page is malformed");
-      }
-      return Status::OK();
-    }
-    case Codec::kGzip:
-      return Gunzip(data, size, out);
-    case Codec::kZstd: {
-      out->resize(size);
-      const size_t n = ZSTD_decompress(out->data(), out->size(), src, data.size());
-      if (ZSTD_isError(n) || n != size) return Status::Corruption("zstd page does not expand to its size");
-      return Status::OK();
-    }
-    case Codec::kLz4Raw: {
-      if (size > INT_MAX || data.size() > INT_MAX) return Status::Corruption("lz4 page too large");
-      out->resize(size);
-      const int n = LZ4_decompress_safe(src, out->data(), static_cast<int>(data.size()), static_cast<int>(size));
-      if (n < 0 || static_cast<uint64_t>(n) != size) return Status::Corruption("lz4 page does not expand to its size");
       return Status::OK();
     }
     default:

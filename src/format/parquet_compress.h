@@ -17,8 +17,4 @@ namespace lancet::format::parquet {
 /// the legacy LZ4 (framed Hadoop blocks), which the writer never produces.
 Status CompressPage(Codec codec, int level, std::span<const uint8_t> data, std::string* out);
 
-/// Decompresses a page compressed by CompressPage; `uncompressed_size` is the page
-/// header's. Corruption when the data does not decode to exactly that size.
-Status DecompressPage(Codec codec, std::span<const uint8_t> data, uint64_t uncompressed_size, std::string* out);
-
 }  // namespace lancet::format::parquet

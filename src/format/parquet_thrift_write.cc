@@ -6,27 +6,13 @@
 #include <vector>
 
 #include "format/parquet_metadata.h"
+#include "format/parquet_thrift.h"
 
 namespace lancet::format::parquet {
 
 namespace {
 
-// Compact protocol type nibbles.
-enum class CType : uint8_t {
-  kStop = 0,
-  kTrue = 1,
-  kFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
+using CType = CompactType;
 
 // Field headers carry the id as a delta from the previous field of the same struct,
 // so each open struct remembers its last id.

@@ -1,7 +1,10 @@
-// Import sources: format detection, UTF-8 checks, bad IPC input, durations.
+// Import sources: format detection, UTF-8 checks, bad IPC and Parquet input, durations.
 #include "lancet/import_source.h"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
 
 #include "cli_test_util.h"
 #include "format/ipc_writer.h"
@@ -17,6 +20,7 @@ TEST(ImportSourceTest, DetectsFormats) {
   EXPECT_EQ(*DetectFormat(std::string("ARROW1\0\0", 8)), SourceFormat::kIpcFile);
   EXPECT_EQ(*DetectFormat(std::string("\xFF\xFF\xFF\xFF\x10\0\0\0", 8)), SourceFormat::kIpcStream);
   EXPECT_EQ(*DetectFormat("  \n{\"a\": 1}"), SourceFormat::kNdjson);
+  EXPECT_EQ(*DetectFormat(std::string("PAR1\x15\x04", 6)), SourceFormat::kParquet);
   EXPECT_FALSE(DetectFormat("hello world, not data").ok());
   EXPECT_FALSE(DetectFormat("").ok());
 }
@@ -83,6 +87,23 @@ TEST(ImportSourceTest, IpcErrorsNameTheFile) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("NDJSON input needs --schema"), std::string::npos);
   EXPECT_TRUE(ReadImportSource(dir.Join("nope.arrows"), std::nullopt).status().IsNotFound());
+}
+
+TEST(ImportSourceTest, ReadsParquetFiles) {
+  // 40 rows (fuzz/seeds/parquet/README.md).
+  const std::string seed = std::string(LANCET_SOURCE_DIR) + "/fuzz/seeds/parquet/flat_v1.parquet";
+  ASSERT_OK_AND_ASSIGN(ImportSource src, ReadImportSource(seed, std::nullopt));
+  EXPECT_EQ(src.num_rows, 40u);
+  EXPECT_EQ(src.batches.size(), 1u);
+  EXPECT_EQ(src.schema.fields.size(), 6u);
+  ScopedTempDir dir;
+  std::ifstream in(seed, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string truncated = dir.Join("truncated.parquet");
+  WriteTextFile(truncated, bytes.substr(0, bytes.size() - 9));
+  auto r = ReadImportSource(truncated, std::nullopt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("truncated.parquet (Parquet)"), std::string::npos) << r.status().message();
 }
 
 TEST(ImportSourceTest, ParsesDurations) {

@@ -1,4 +1,4 @@
-// `lancet import`: rows from an Arrow IPC file/stream or NDJSON into a dataset.
+// `lancet import`: rows from an Arrow IPC file/stream, Parquet or NDJSON into a dataset.
 #include <cstdio>
 #include <filesystem>
 
@@ -129,10 +129,12 @@ struct ImportState {
 
 Command AddImportCommand(CLI::App& root) {
   auto state = std::make_shared<ImportState>();
-  CLI::App* app = root.add_subcommand("import", "Write rows from an Arrow IPC file/stream or NDJSON into a dataset");
+  CLI::App* app =
+      root.add_subcommand("import", "Write rows from an Arrow IPC file/stream, Parquet or NDJSON into a dataset");
   app->footer(
       "SRC is detected by its first bytes: an Arrow IPC file (ARROW1), "
       "an Arrow IPC stream,\n"
+      "a Parquet file (PAR1; read a row group at a time, field ids kept as PARQUET:field_id),\n"
       "or NDJSON (one JSON object per line), which needs --schema.\n"
       "SCHEMA.json: {\"fields\": [FIELD...], \"metadata\": {}} as "
       "`lancet dump` prints schemas\n"
@@ -158,7 +160,8 @@ Command AddImportCommand(CLI::App& root) {
       "of their own. SIZE: bytes, or a number with k, m or g (KiB units).\n"
       "A blob 'uri' is stored as a reference to that file; it must lie inside an\n"
       "--external-base directory unless --allow-external is given.");
-  app->add_option("SRC", state->source, "Arrow IPC file or stream, NDJSON file, or - (an IPC stream on stdin)")
+  app->add_option("SRC", state->source,
+                  "Arrow IPC file or stream, Parquet file, NDJSON file, or - (an IPC stream on stdin)")
       ->required();
   app->add_option("DATASET", state->dataset, "Dataset directory (with --namespace: a table id, declared if new)")
       ->required();

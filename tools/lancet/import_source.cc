@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "format/ipc_reader.h"
+#include "lancet/format/parquet.h"
 #include "lancet/io/input_stream.h"
 #include "lancet/ndjson.h"
 #include "lancet/schema_json.h"
@@ -173,6 +174,7 @@ class CheckedReader final : public ImportReader {
 
 Result<SourceFormat> DetectFormat(std::string_view head) {
   if (head.substr(0, 6) == "ARROW1") return SourceFormat::kIpcFile;
+  if (head.substr(0, 4) == "PAR1") return SourceFormat::kParquet;
   if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\xFF\xFF\xFF\xFF", 4)) return SourceFormat::kIpcStream;
   const size_t first = head.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && head[first] == '{') return SourceFormat::kNdjson;
@@ -182,7 +184,8 @@ Result<SourceFormat> DetectFormat(std::string_view head) {
     const uint32_t len = p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t{p[3]} << 24);
     if (len > 0 && len < (1u << 24) && len % 8 == 0) return SourceFormat::kIpcStream;
   }
-  return Status::InvalidArgument("not an Arrow IPC file or stream, nor NDJSON (one JSON object per line)");
+  return Status::InvalidArgument(
+      "not an Arrow IPC file or stream, a Parquet file, nor NDJSON (one JSON object per line)");
 }
 
 Status CheckUtf8(const RecordBatch& batch, uint64_t first_row) {
@@ -222,6 +225,24 @@ Result<std::unique_ptr<ImportReader>> OpenImportSource(const std::string& path,
     if (!seekable) return Status::NotSupported(path + ": NDJSON must come from a file; pipe an Arrow IPC stream");
     ASSIGN_OR_RETURN(auto ndjson, NdjsonReader::Open(path, *given, kNdjsonBatchRows));
     inner = std::make_unique<NdjsonBatches>(std::move(ndjson), *given);
+  } else if (*format == SourceFormat::kParquet) {
+    const std::string what = path + " (Parquet)";
+    if (!seekable)
+      return Status::NotSupported(path + ": a Parquet file needs its footer, so it must be a regular file");
+    in.reset();
+    // Copies rather than maps, so the resident set holds one row group, not the file.
+    auto opened_file = io::LocalFileSystem(/*map_reads=*/false)->OpenRead(path);
+    if (!opened_file.ok()) return opened_file.status();
+    format::ParquetReadOptions options;
+    options.batch_rows = kNdjsonBatchRows;
+    auto opened = format::OpenParquetReader(std::move(*opened_file), options);
+    if (!opened.ok()) return opened.status().WithContext(what);
+    inner = std::move(*opened);
+    if (given && !SameFields(given->fields, inner->schema().fields)) {
+      return Status::InvalidArgument(path + ": its schema " + inner->schema().ToString() + " differs from --schema " +
+                                     given->ToString());
+    }
+    inner = std::make_unique<ContextReader>(std::move(inner), what);
   } else {
     const bool file = *format == SourceFormat::kIpcFile;
     const std::string what = path + (file ? " (Arrow IPC file)" : " (Arrow IPC stream)");

@@ -1,4 +1,4 @@
-// Rows to import: an Arrow IPC file or stream, or NDJSON with a schema file.
+// Rows to import: an Arrow IPC file or stream, a Parquet file, or NDJSON with a schema file.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +14,11 @@
 
 namespace lancet::cli {
 
-enum class SourceFormat : uint8_t { kIpcFile, kIpcStream, kNdjson };
+enum class SourceFormat : uint8_t { kIpcFile, kIpcStream, kNdjson, kParquet };
 
 /// \brief Guesses the format from the first bytes: "ARROW1" is an IPC file, a
 /// 0xFFFFFFFF continuation marker (or a pre-1.0 length prefix) an IPC stream,
-/// and
-/// '{' after optional whitespace NDJSON. InvalidArgument when nothing matches.
+/// "PAR1" a Parquet file, and '{' after optional whitespace NDJSON. InvalidArgument when nothing matches.
 Result<SourceFormat> DetectFormat(std::string_view head);
 
 /// \brief An import source read a batch at a time: every batch's utf8 values are
@@ -32,15 +31,16 @@ class ImportReader : public RecordBatchReader {
 
 /// \brief Opens `path` ("-" = standard input, which must be an Arrow IPC stream) for
 /// streaming: an IPC stream is read a message at a time, an IPC file a block at a time
-/// through its footer, NDJSON kNdjsonBatchRows lines at a time. NDJSON needs
-/// `schema_path`; IPC ignores it unless given, in which case the IPC schema must have
+/// through its footer, a Parquet file a row group at a time (in batches of
+/// kNdjsonBatchRows rows), NDJSON kNdjsonBatchRows lines at a time. NDJSON needs
+/// `schema_path`; IPC and Parquet ignore it unless given, in which case their schema must have
 /// the same fields. Errors (here and from Next) name `path`. `on_batch` (may be empty)
 /// is told the running row count after each batch.
 Result<std::unique_ptr<ImportReader>> OpenImportSource(const std::string& path,
                                                        const std::optional<std::string>& schema_path,
                                                        std::function<void(uint64_t)> on_batch = {});
 
-/// Rows per NDJSON batch: bounds the JSON held at once while keeping batches large
+/// Rows per NDJSON (and Parquet) batch: bounds the JSON held at once while keeping batches large
 /// enough for the writer's pages.
 inline constexpr int64_t kNdjsonBatchRows = 16384;
 
