@@ -9,6 +9,8 @@
 
 #include "lancet/catalog/iceberg.h"
 #include "lancet/format/avro.h"
+#include "lancet/format/parquet.h"
+#include "lancet/io/object_store.h"
 #include "lancet/table/write.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
@@ -110,6 +112,30 @@ TEST_F(IcebergExportTest, WritesAWholeTableWithExactCounts) {
     EXPECT_EQ(bytes.substr(bytes.size() - 4), "PAR1");
     EXPECT_EQ(*df.Find("file_size_in_bytes"), avro::Value(static_cast<int64_t>(bytes.size())));
     const int64_t count = std::get<int64_t>(df.Find("record_count")->v);
+    // Lancet's own Parquet reader: the Iceberg ids on the columns, the ids in order.
+    ASSERT_OK_AND_ASSIGN(auto file, io::LocalFileSystem()->OpenRead(p.string()));
+    std::shared_ptr<const io::RandomAccessFile> shared = std::move(file);
+    ASSERT_OK_AND_ASSIGN(Schema pschema, format::ReadParquetSchema(*shared));
+    ASSERT_EQ(pschema.fields.size(), 3u);
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(pschema.fields[i].metadata[format::kParquetFieldIdKey], std::to_string(i + 1));
+    EXPECT_EQ(pschema.fields[2].type.id, TypeId::kInt32);  // uint16 widened
+    ASSERT_OK_AND_ASSIGN(auto reader, format::OpenParquetReader(shared));
+    int64_t read_rows = 0;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+      if (!batch) break;
+      for (int64_t r = 0; r < batch->num_rows; ++r) {
+        const int64_t id = batch->columns[0].values<int64_t>()[r];
+        EXPECT_LT(id, 900);
+        EXPECT_EQ(batch->columns[2].IsNull(r), id % 7 == 0);
+        if (!batch->columns[2].IsNull(r)) {
+          EXPECT_EQ(batch->columns[2].values<int32_t>()[r], 65535);
+        }
+      }
+      read_rows += batch->num_rows;
+    }
+    EXPECT_EQ(read_rows, count);
     EXPECT_LE(count, 256 + 300);  // rows_per_file, plus at most one batch
     rows += count;
     for (const avro::Value& kv : std::get<avro::Array>(df.Find("null_value_counts")->v)) {
