@@ -1,6 +1,4 @@
 // One Lance version → a new Iceberg v2 table (see include/lancet/catalog/iceberg.h).
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -18,18 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace iceberg;  // NOLINT: this file is the glue of the iceberg_* parts
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 Result<IcebergExportResult> ExportIceberg(const table::Dataset& dataset, const std::string& dataset_uri,
                                           const std::string& table_dir, const IcebergExportOptions& options) {
   for (const Field& f : dataset.schema().fields) {
-    if (IsBlobV2Field(f))
+    if (IsBlobV2Field(f)) {
       return Status::NotSupported("column '" + f.name + "': Lance blob columns have no Iceberg type");
+    }
   }
   ASSIGN_OR_RETURN(SchemaMapping mapping, MapLanceSchema(dataset.read_schema()));
 

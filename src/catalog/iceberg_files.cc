@@ -1,5 +1,6 @@
 #include "catalog/iceberg_files.h"
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -78,6 +79,11 @@ Status WriteAtomically(const fs::path& path, std::string_view bytes) {
   fs::rename(tmp, path, ec);
   if (ec) return Status::IOError("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
   return Status::OK();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 Result<std::string> ReadWhole(const fs::path& path) {

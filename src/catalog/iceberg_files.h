@@ -28,6 +28,8 @@ Status WriteWhole(const std::filesystem::path& path, std::string_view bytes);
 /// Writes `bytes` under a temporary name, then renames it over `path`: readers see the
 /// old file or the whole new one.
 Status WriteAtomically(const std::filesystem::path& path, std::string_view bytes);
+/// Milliseconds since the Unix epoch (Iceberg's timestamp-ms).
+int64_t NowMs();
 /// The whole content of a local file.
 Result<std::string> ReadWhole(const std::filesystem::path& path);
 

@@ -3,7 +3,6 @@
 // files, deletes and the old side of updates as one position delete file.
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <tuple>
@@ -81,11 +80,6 @@ Result<DataFile> WritePositionDeletes(std::vector<PositionDelete> deletes, const
   file.record_count = batch.num_rows;
   file.file_size_in_bytes = static_cast<int64_t>(bytes.size());
   return file;
-}
-
-int64_t SyncNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -237,7 +231,7 @@ Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::
   snap.snapshot_id = snapshot_id;
   snap.parent_snapshot_id = parent_id;
   snap.sequence_number = sequence_number;
-  snap.timestamp_ms = SyncNowMs();
+  snap.timestamp_ms = NowMs();
   snap.manifest_list = FileUri(list_path);
   snap.summary = {{"operation", deleted_rows == 0 ? "append"
                                 : added_rows == 0 ? "delete"
