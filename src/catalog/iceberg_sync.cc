@@ -90,11 +90,23 @@ Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::
   const fs::path root = fs::absolute(fs::path(table_dir), ec).lexically_normal();
   if (ec) return Status::IOError("cannot resolve " + table_dir);
   const fs::path metadata_dir = root / "metadata";
-  ASSIGN_OR_RETURN(std::string hint, ReadWhole(metadata_dir / "version-hint.text"));
-  const std::optional<int64_t> hinted = ParseInt(hint);
-  if (!hinted || *hinted < 1) return Status::Corruption(table_dir + ": version-hint.text holds no version");
-  const int64_t version = *hinted;
-  ASSIGN_OR_RETURN(std::string text, ReadWhole(metadata_dir / ("v" + std::to_string(version) + ".metadata.json")));
+  const auto metadata_file = [&](int64_t v) { return metadata_dir / ("v" + std::to_string(v) + ".metadata.json"); };
+  // The hint is written after the metadata rename (the commit point), so a crash between
+  // the two leaves it one behind, or missing after an export: the newest vN counts.
+  int64_t version = 0;
+  if (fs::exists(metadata_dir / "version-hint.text")) {
+    ASSIGN_OR_RETURN(std::string hint, ReadWhole(metadata_dir / "version-hint.text"));
+    const std::optional<int64_t> hinted = ParseInt(hint);
+    if (!hinted || *hinted < 1) return Status::Corruption(table_dir + ": version-hint.text holds no version");
+    version = *hinted;
+  }
+  const int64_t hinted_version = version;
+  while (fs::exists(metadata_file(version + 1))) ++version;
+  if (version == 0) return Status::NotFound(table_dir + " holds no Iceberg table (no metadata/v1.metadata.json)");
+  if (version != hinted_version) {
+    RETURN_IF_ERROR(WriteAtomically(metadata_dir / "version-hint.text", std::to_string(version)));
+  }
+  ASSIGN_OR_RETURN(std::string text, ReadWhole(metadata_file(version)));
   OrderedJson md = OrderedJson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (md.is_discarded() || !md.is_object() || !md.contains("snapshots") || !md["snapshots"].is_array() ||
       !md.contains("current-snapshot-id") || !md["current-snapshot-id"].is_number_integer() ||
@@ -245,7 +257,7 @@ Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::
                   {"lance.version", std::to_string(result.to_version)},
                   {"lance.row-map", new_map_name}};
 
-  const fs::path old_json = metadata_dir / ("v" + std::to_string(version) + ".metadata.json");
+  const fs::path old_json = metadata_file(version);
   md["last-sequence-number"] = sequence_number;
   md["last-updated-ms"] = snap.timestamp_ms;
   md["current-snapshot-id"] = snapshot_id;
@@ -253,7 +265,7 @@ Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::
   md["snapshots"].push_back(SnapshotJson(snap));
   md["snapshot-log"].push_back({{"timestamp-ms", snap.timestamp_ms}, {"snapshot-id", snapshot_id}});
   md["metadata-log"].push_back({{"timestamp-ms", snap.timestamp_ms}, {"metadata-file", FileUri(old_json)}});
-  const fs::path new_json = metadata_dir / ("v" + std::to_string(version + 1) + ".metadata.json");
+  const fs::path new_json = metadata_file(version + 1);
   // The commit point. A concurrent sync that got here first wins; this one then fails.
   if (fs::exists(new_json)) return Status::CommitConflict(new_json.string() + " already exists");
   RETURN_IF_ERROR(WriteAtomically(new_json, md.dump(2)));

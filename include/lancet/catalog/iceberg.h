@@ -64,7 +64,8 @@ struct IcebergSyncResult {
 /// updated rows (found through the snapshot's row map). The parent's manifests are
 /// carried over. v<N+1>.metadata.json is renamed into place last (the commit point),
 /// then version-hint.text: a crash before leaves the table as it was, so a rerun
-/// redoes the sync; a table already at the dataset's version is left alone.
+/// redoes the sync; a stale or missing hint (a crash after) is repaired from the newest
+/// vN.metadata.json; a table already at the dataset's version is left alone.
 ///
 /// Needs stable row ids (Lance CDC) and an unchanged schema: NotSupported otherwise.
 /// CommitConflict when v<N+1>.metadata.json appeared meanwhile; Corruption for
