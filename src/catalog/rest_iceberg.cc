@@ -85,21 +85,6 @@ Result<Id> NamespaceFromSegment(std::string_view segment) {
   return id;
 }
 
-std::map<std::string, std::string> Query(std::string_view raw) {
-  std::map<std::string, std::string> out;
-  while (!raw.empty()) {
-    const size_t amp = raw.find('&');
-    const std::string_view pair = raw.substr(0, amp);
-    const size_t eq = pair.find('=');
-    auto key = PercentDecode(pair.substr(0, eq), true);
-    auto value = PercentDecode(eq == std::string_view::npos ? "" : pair.substr(eq + 1), true);
-    if (key.ok() && value.ok()) out[*key] = *value;
-    if (amp == std::string_view::npos) break;
-    raw.remove_prefix(amp + 1);
-  }
-  return out;
-}
-
 Result<PageRequest> PageOf(const std::map<std::string, std::string>& query) {
   PageRequest page;
   if (auto it = query.find("pageToken"); it != query.end()) page.token = it->second;
@@ -221,7 +206,9 @@ RestResponse HandleIcebergRoute(Namespace& ns, const RestRequest& request, const
     return Error(405, "UnsupportedOperationException",
                  "this catalog is read-only over Iceberg REST: " + request.method + " is not served");
   }
-  const auto query = Query(request.query);
+  auto parsed_query = ParseQuery(request.query);
+  if (!parsed_query.ok()) return ErrorFor(parsed_query.status());
+  const auto& query = *parsed_query;
   if (segs.size() == 1 && segs[0] == "config") {
     return Answer(200, Json{{"defaults", Json::object()},
                             {"overrides", {{"prefix", std::string(kIcebergPrefix)}}},

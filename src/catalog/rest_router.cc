@@ -145,26 +145,6 @@ std::optional<std::string> Header(const RestRequest& request, std::string_view n
   return std::nullopt;
 }
 
-using Query = std::map<std::string, std::string>;
-
-Result<Query> ParseQuery(std::string_view raw) {
-  Query out;
-  while (!raw.empty()) {
-    const size_t amp = raw.find('&');
-    const std::string_view pair = raw.substr(0, amp);
-    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
-    if (pair.empty()) continue;
-    const size_t eq = pair.find('=');
-    ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq), true));
-    std::string value;
-    if (eq != std::string_view::npos) {
-      ASSIGN_OR_RETURN(value, PercentDecode(pair.substr(eq + 1), true));
-    }
-    out[std::move(key)] = std::move(value);
-  }
-  return out;
-}
-
 Status ValidateWireId(const Id& id) {
   for (const std::string& part : id) RETURN_IF_ERROR(ValidateWireName(part));
   return Status::OK();
@@ -228,7 +208,7 @@ struct Call {
   std::string action;
   Id id;
   Json body;  // an object; {} when the request had none
-  Query query;
+  std::map<std::string, std::string> query;
 };
 
 }  // namespace
@@ -756,6 +736,24 @@ RestResponse RestRouter::Handle(const RestRequest& request) const {
     return HandleData(*ns_, canonical_root_, call, request);
   }
   return Fail(0, "table action '" + Clip(call.action) + "' is not supported", 404);
+}
+
+Result<std::map<std::string, std::string>> ParseQuery(std::string_view raw) {
+  std::map<std::string, std::string> out;
+  while (!raw.empty()) {
+    const size_t amp = raw.find('&');
+    const std::string_view pair = raw.substr(0, amp);
+    raw = amp == std::string_view::npos ? std::string_view() : raw.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq), true));
+    std::string value;
+    if (eq != std::string_view::npos) {
+      ASSIGN_OR_RETURN(value, PercentDecode(pair.substr(eq + 1), true));
+    }
+    out[std::move(key)] = std::move(value);
+  }
+  return out;
 }
 
 }  // namespace lancet::catalog

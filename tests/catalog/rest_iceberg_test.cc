@@ -119,6 +119,8 @@ TEST_F(RestIcebergTest, ConfigAndNamespaces) {
   r = Send("GET", "/v1/iceberg/namespaces", "pageSize=1&pageToken=" + Body(r)["next-page-token"].get<std::string>());
   EXPECT_EQ(Body(r)["namespaces"], Json::parse(R"([["other"]])"));
   ExpectError(Send("GET", "/v1/iceberg/namespaces", "pageSize=x"), 400, "BadRequestException");
+  // The query string is decoded as the Lance routes decode theirs.
+  ExpectError(Send("GET", "/v1/iceberg/namespaces", "parent=%2"), 400, "BadRequestException");
 }
 
 TEST_F(RestIcebergTest, TablesOfBothKinds) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -82,6 +83,10 @@ Status ValidateWireName(std::string_view name);
 /// Decodes `%XX` escapes and, when `plus_is_space`, '+' as a space (the client writes
 /// spaces in path segments as '+'). A '%' not followed by two hex digits is an error.
 Result<std::string> PercentDecode(std::string_view text, bool plus_is_space);
+
+/// A raw query string ("a=1&b=%24") as key → value, both decoded as PercentDecode with
+/// '+' as a space; a later key replaces an earlier one. InvalidInput on a bad escape.
+Result<std::map<std::string, std::string>> ParseQuery(std::string_view raw);
 
 /// The HTTP status the reference adapter sends for a spec error code.
 int HttpStatusForCode(int code);
