@@ -225,39 +225,30 @@ Result<std::unique_ptr<ImportReader>> OpenImportSource(const std::string& path,
     if (!seekable) return Status::NotSupported(path + ": NDJSON must come from a file; pipe an Arrow IPC stream");
     ASSIGN_OR_RETURN(auto ndjson, NdjsonReader::Open(path, *given, kNdjsonBatchRows));
     inner = std::make_unique<NdjsonBatches>(std::move(ndjson), *given);
-  } else if (*format == SourceFormat::kParquet) {
-    const std::string what = path + " (Parquet)";
-    if (!seekable)
-      return Status::NotSupported(path + ": a Parquet file needs its footer, so it must be a regular file");
-    in.reset();
-    // Copies rather than maps, so the resident set holds one row group, not the file.
-    auto opened_file = io::LocalFileSystem(/*map_reads=*/false)->OpenRead(path);
-    if (!opened_file.ok()) return opened_file.status();
-    format::ParquetReadOptions options;
-    options.batch_rows = kNdjsonBatchRows;
-    auto opened = format::OpenParquetReader(std::move(*opened_file), options);
-    if (!opened.ok()) return opened.status().WithContext(what);
-    inner = std::move(*opened);
-    if (given && !SameFields(given->fields, inner->schema().fields)) {
-      return Status::InvalidArgument(path + ": its schema " + inner->schema().ToString() + " differs from --schema " +
-                                     given->ToString());
-    }
-    inner = std::make_unique<ContextReader>(std::move(inner), what);
   } else {
+    // Arrow IPC and Parquet: a reader that knows its schema, checked against --schema.
+    const bool parquet = *format == SourceFormat::kParquet;
     const bool file = *format == SourceFormat::kIpcFile;
-    const std::string what = path + (file ? " (Arrow IPC file)" : " (Arrow IPC stream)");
+    const std::string what = path + (parquet ? " (Parquet)" : file ? " (Arrow IPC file)" : " (Arrow IPC stream)");
     Result<std::unique_ptr<RecordBatchReader>> opened = Status::Internal("unreachable");
-    if (file) {
+    if (parquet || file) {
       if (!seekable) {
-        return Status::NotSupported(path +
-                                    ": an Arrow IPC file needs its footer, so it must be a regular file; "
-                                    "pipe an Arrow IPC stream instead");
+        return Status::NotSupported(path + (parquet ? ": a Parquet file needs its footer, so it must be a regular file"
+                                                    : ": an Arrow IPC file needs its footer, so it must be a regular "
+                                                      "file; pipe an Arrow IPC stream instead"));
       }
       in.reset();
-      // Copies rather than maps, so the resident set holds one batch, not the file.
+      // Copies rather than maps, so the resident set holds one batch (a Parquet row
+      // group), not the file.
       auto opened_file = io::LocalFileSystem(/*map_reads=*/false)->OpenRead(path);
       if (!opened_file.ok()) return opened_file.status();
-      opened = format::OpenIpcFileReader(std::move(*opened_file));
+      if (parquet) {
+        format::ParquetReadOptions options;
+        options.batch_rows = kNdjsonBatchRows;
+        opened = format::OpenParquetReader(std::move(*opened_file), options);
+      } else {
+        opened = format::OpenIpcFileReader(std::move(*opened_file));
+      }
     } else {
       opened = format::OpenIpcStreamReader(io::PrependToStream(std::move(head), std::move(in)));
     }
