@@ -128,8 +128,8 @@ int ReadMode(const std::string& path, int reps, const std::string& ref) {
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || j.value("op", "") != "duckdb_read") continue;
     const double s = j.value("seconds", 0.0);
-    std::printf("duckdb   read, %d thread(s): %.3f s, %.1f MB/s of the same file; ratio %.2f\n", j.value("threads", 0), s,
-                mb / s, s / best);
+    std::printf("duckdb   read, %d thread(s): %.3f s, %.1f MB/s of the same file; ratio %.2f\n", j.value("threads", 0),
+                s, mb / s, s / best);
   }
   return 0;
 }
@@ -148,7 +148,9 @@ int Run(int argc, char** argv) {
     if (k == "--read") read = v;
   }
   if (!read.empty()) return ReadMode(read, reps, ref);
-  if (out.empty()) out = (std::filesystem::temp_directory_path() / "lancet_parquet_bench.parquet").string();
+  // A file the caller named is kept (iceberg_sync_bench.sh uses it as its source rows).
+  const bool keep = !out.empty();
+  if (!keep) out = (std::filesystem::temp_directory_path() / "lancet_parquet_bench.parquet").string();
   const Schema schema = MixedSchema();
   uint64_t arrow_bytes = 0;
   std::vector<RecordBatch> batches;
@@ -196,7 +198,7 @@ int Run(int argc, char** argv) {
     std::printf("duckdb   %s, %d thread(s): %.1f MB Parquet out, %.3f s, %.1f MB/s of the same rows; ratio %.2f\n",
                 codec.c_str(), j.value("threads", 0), j.value("bytes", 0.0) / 1e6, s, mb / s, s / best);
   }
-  std::filesystem::remove(out);
+  if (!keep) std::filesystem::remove(out);
   return 0;
 }
 

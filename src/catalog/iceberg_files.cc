@@ -114,8 +114,8 @@ Status DataFileSink::Write(const RecordBatch& lance_batch, const Array* row_ids)
       return Status::Internal("Iceberg export: row ids missing for the row map");
     }
     for (int64_t i = 0; i < batch.num_rows; ++i) {
-      row_map_->rows[row_ids->values<uint64_t>()[i]] = {current_index_,
-                                                        static_cast<uint64_t>(current_.record_count + i)};
+      RETURN_IF_ERROR(row_map_->Add(row_ids->values<uint64_t>()[i],
+                                    {current_index_, static_cast<uint64_t>(current_.record_count + i)}));
     }
   }
   current_.record_count += batch.num_rows;

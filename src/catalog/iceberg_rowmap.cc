@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace lancet::catalog::iceberg {
 namespace {
 
 constexpr char kRowMapMagic[4] = {'L', 'R', 'M', 'P'};
-constexpr uint32_t kRowMapVersion = 1;
+constexpr uint32_t kRowMapVersion = 2;
 constexpr size_t kRowMapHeader = 8;
 // A hostile frame may claim any content size; real maps shrink far less than this.
 constexpr uint64_t kMaxRowMapRatio = 4096;
@@ -63,6 +64,72 @@ class RowMapCursor {
 
 }  // namespace
 
+Status RowMap::Add(uint64_t id, RowLocation loc) {
+  // A run ends one past its last id, which must fit in 64 bits.
+  if (id == UINT64_MAX) return Status::Internal("row id 2^64-1 cannot be kept in the Iceberg row map");
+  auto next = runs_.upper_bound(id);
+  const bool has_next = next != runs_.end() && next->first == id + 1;
+  if (next != runs_.begin()) {
+    auto prev = std::prev(next);
+    const uint64_t end = prev->first + prev->second.length;
+    if (id < end) return Status::Internal("row id " + std::to_string(id) + " twice in the Iceberg row map");
+    Run& run = prev->second;
+    if (id == end && run.file == loc.file && run.pos + run.length == loc.pos) {
+      ++run.length;
+      ++rows_;
+      if (has_next && next->second.file == loc.file && next->second.pos == loc.pos + 1) {
+        run.length += next->second.length;
+        runs_.erase(next);
+      }
+      return Status::OK();
+    }
+  }
+  ++rows_;
+  if (has_next && next->second.file == loc.file && next->second.pos == loc.pos + 1) {
+    auto node = runs_.extract(next);
+    node.key() = id;
+    ++node.mapped().length;
+    node.mapped().pos = loc.pos;
+    runs_.insert(std::move(node));
+    return Status::OK();
+  }
+  runs_.emplace_hint(next, id, Run{1, loc.file, loc.pos});
+  return Status::OK();
+}
+
+std::optional<RowLocation> RowMap::Find(uint64_t id) const {
+  auto it = runs_.upper_bound(id);
+  if (it == runs_.begin()) return std::nullopt;
+  --it;
+  const uint64_t k = id - it->first;
+  if (k >= it->second.length) return std::nullopt;
+  return RowLocation{it->second.file, it->second.pos + k};
+}
+
+std::optional<RowLocation> RowMap::Take(uint64_t id) {
+  auto it = runs_.upper_bound(id);
+  if (it == runs_.begin()) return std::nullopt;
+  --it;
+  const Run run = it->second;
+  const uint64_t k = id - it->first;
+  if (k >= run.length) return std::nullopt;
+  --rows_;
+  if (run.length == 1) {
+    runs_.erase(it);
+  } else if (k == 0) {
+    auto node = runs_.extract(it);
+    node.key() = id + 1;
+    --node.mapped().length;
+    ++node.mapped().pos;
+    runs_.insert(std::move(node));
+  } else {
+    it->second.length = k;
+    if (k + 1 < run.length)
+      runs_.emplace_hint(std::next(it), id + 1, Run{run.length - k - 1, run.file, run.pos + k + 1});
+  }
+  return RowLocation{run.file, run.pos + k};
+}
+
 std::string RowMap::Serialize() const {
   std::string body;
   Put<uint32_t>(&body, static_cast<uint32_t>(files.size()));
@@ -70,15 +137,14 @@ std::string RowMap::Serialize() const {
     Put<uint32_t>(&body, static_cast<uint32_t>(f.size()));
     body += f;
   }
-  Put<uint64_t>(&body, rows.size());
-  std::vector<std::pair<uint64_t, RowLocation>> sorted(rows.begin(), rows.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  uint64_t prev = 0;
-  for (const auto& [id, loc] : sorted) {
-    PutVarint(&body, id - prev);
-    PutVarint(&body, loc.file);
-    PutVarint(&body, loc.pos);
-    prev = id;
+  Put<uint64_t>(&body, runs_.size());
+  uint64_t prev_end = 0;
+  for (const auto& [start, run] : runs_) {
+    PutVarint(&body, start - prev_end);
+    PutVarint(&body, run.length);
+    PutVarint(&body, run.file);
+    PutVarint(&body, run.pos);
+    prev_end = start + run.length;
   }
   std::string out(kRowMapMagic, sizeof kRowMapMagic);
   Put<uint32_t>(&out, kRowMapVersion);
@@ -96,7 +162,9 @@ Result<RowMap> RowMap::Parse(std::span<const uint8_t> bytes) {
   }
   uint32_t version = 0;
   std::memcpy(&version, bytes.data() + 4, sizeof version);
-  if (version != kRowMapVersion) return Status::NotSupported("Iceberg row map version " + std::to_string(version));
+  if (version != 1 && version != kRowMapVersion) {
+    return Status::NotSupported("Iceberg row map version " + std::to_string(version));
+  }
   const std::span<const uint8_t> frame = bytes.subspan(kRowMapHeader);
   const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
@@ -117,17 +185,35 @@ Result<RowMap> RowMap::Parse(std::span<const uint8_t> bytes) {
     map.files.push_back(std::move(name));
   }
   ASSIGN_OR_RETURN(uint64_t n, c.Get<uint64_t>());
-  if (n > c.left() / 3) return Status::Corruption("Iceberg row map: entry count past the data");
-  map.rows.reserve(n);
-  uint64_t id = 0;
+  const size_t min_entry = version == 1 ? 3 : 4;
+  if (n > c.left() / min_entry) return Status::Corruption("Iceberg row map: entry count past the data");
+  uint64_t next = 0;  // the first id the next entry may take
   for (uint64_t i = 0; i < n; ++i) {
-    ASSIGN_OR_RETURN(uint64_t delta, c.Varint());
+    ASSIGN_OR_RETURN(uint64_t gap, c.Varint());
+    uint64_t length = 1;
+    if (version != 1) {
+      ASSIGN_OR_RETURN(length, c.Varint());
+    } else if (i > 0) {
+      // Version 1 stores the delta from the previous id, which is at least one.
+      if (gap == 0) return Status::Corruption("Iceberg row map: a row id twice");
+      --gap;
+    }
     ASSIGN_OR_RETURN(uint64_t file, c.Varint());
     ASSIGN_OR_RETURN(uint64_t pos, c.Varint());
-    if (i > 0 && delta == 0) return Status::Corruption("Iceberg row map: a row id twice");
-    id += delta;
+    if (length == 0) return Status::Corruption("Iceberg row map: an empty run");
     if (file >= map.files.size()) return Status::Corruption("Iceberg row map: file index out of range");
-    map.rows[id] = {static_cast<uint32_t>(file), pos};
+    if (gap > UINT64_MAX - next || length > UINT64_MAX - (next + gap) || length > UINT64_MAX - pos ||
+        length > UINT64_MAX - map.rows_) {
+      return Status::Corruption("Iceberg row map: a run past the largest row id");
+    }
+    const uint64_t start = next + gap;
+    if (version == 1) {
+      RETURN_IF_ERROR(map.Add(start, {static_cast<uint32_t>(file), pos}));
+    } else {
+      map.runs_.emplace_hint(map.runs_.end(), start, Run{length, static_cast<uint32_t>(file), pos});
+      map.rows_ += length;
+    }
+    next = start + length;
   }
   if (c.left() != 0) return Status::Corruption("Iceberg row map: bytes after the entries");
   return map;

@@ -172,12 +172,9 @@ Result<IcebergSyncResult> SyncIceberg(const table::Dataset& dataset, const std::
       const std::string_view kind = op.GetView(i);
       const uint64_t id = row_ids.values<uint64_t>()[i];
       if (kind != "insert") {
-        auto it = row_map.rows.find(id);
-        if (it == row_map.rows.end()) {
-          return Status::Corruption("row id " + std::to_string(id) + " is not in the table's row map");
-        }
-        deletes.push_back({row_map.files[it->second.file], static_cast<int64_t>(it->second.pos)});
-        row_map.rows.erase(it);
+        const std::optional<RowLocation> at = row_map.Take(id);
+        if (!at) return Status::Corruption("row id " + std::to_string(id) + " is not in the table's row map");
+        deletes.push_back({row_map.files[at->file], static_cast<int64_t>(at->pos)});
       }
       if (kind != "delete") upserts.push_back(i);
     }

@@ -1,6 +1,7 @@
 // SyncIceberg and its row map: counts of a sync, idempotence, the commit point on a
 // conflict, refusals, and row maps from hostile bytes.
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -31,15 +32,17 @@ std::span<const uint8_t> Span(const std::string& s) { return {reinterpret_cast<c
 TEST(IcebergRowMap, RoundTripsAndRefusesHostileBytes) {
   RowMap m;
   m.files = {"file:///a.parquet", "file:///b%20c.parquet"};
-  for (uint64_t i = 0; i < 100; ++i) m.rows[i * 3 + (uint64_t{1} << 40)] = {static_cast<uint32_t>(i % 2), i};
+  for (uint64_t i = 0; i < 100; ++i) ASSERT_OK(m.Add(i * 3 + (uint64_t{1} << 40), {static_cast<uint32_t>(i % 2), i}));
   const std::string bytes = m.Serialize();
   ASSERT_OK_AND_ASSIGN(RowMap back, RowMap::Parse(Span(bytes)));
-  EXPECT_EQ(back.files, m.files);
-  ASSERT_EQ(back.rows.size(), m.rows.size());
-  for (const auto& [id, loc] : m.rows) {
-    ASSERT_TRUE(back.rows.count(id));
-    EXPECT_EQ(back.rows[id].file, loc.file);
-    EXPECT_EQ(back.rows[id].pos, loc.pos);
+  EXPECT_EQ(back, m);
+  EXPECT_EQ(back.size(), 100u);
+  for (uint64_t i = 0; i < 100; ++i) {
+    const auto loc = back.Find(i * 3 + (uint64_t{1} << 40));
+    ASSERT_TRUE(loc.has_value());
+    EXPECT_EQ(loc->file, i % 2);
+    EXPECT_EQ(loc->pos, i);
+    EXPECT_FALSE(back.Find(i * 3 + 1 + (uint64_t{1} << 40)).has_value());
   }
   for (size_t n = 0; n < bytes.size(); n += 5) {
     auto r = RowMap::Parse(Span(bytes.substr(0, n)));
@@ -57,11 +60,77 @@ TEST(IcebergRowMap, RoundTripsAndRefusesHostileBytes) {
   EXPECT_LT(bytes.size(), 100 * 20 / 2);  // sorted deltas, compressed: far below 20 bytes a row
   RowMap bad;
   bad.files = {"file:///a"};
-  bad.rows[5] = {1, 9};  // file 1 of 1
+  ASSERT_OK(bad.Add(5, {1, 9}));  // file 1 of 1
   const std::string bad_bytes = bad.Serialize();
   EXPECT_TRUE(RowMap::Parse(Span(bad_bytes)).status().IsCorruption());
-  EXPECT_TRUE(RowMap::Parse(Span(std::string("LRMP\2\0\0\0", 8))).status().IsNotSupported());
+  EXPECT_TRUE(RowMap::Parse(Span(std::string("LRMP\3\0\0\0", 8))).status().IsNotSupported());
   EXPECT_TRUE(RowMap::Parse(Span(bad_bytes.substr(0, 8) + "garbage")).status().IsCorruption());
+}
+
+// Rows written from a scan are consecutive ids at consecutive positions: a run per file,
+// so the map's size follows the table's history of changes, not its row count.
+TEST(IcebergRowMap, KeepsRunsAndSplitsThemOnRemoval) {
+  RowMap m;
+  m.files = {"f0", "f1"};
+  for (uint64_t i = 0; i < 1000000; ++i) ASSERT_OK(m.Add(i, {static_cast<uint32_t>(i / 600000), i % 600000}));
+  EXPECT_EQ(m.runs(), 2u);
+  EXPECT_EQ(m.size(), 1000000u);
+  EXPECT_LT(m.Serialize().size(), 100u);
+  EXPECT_EQ(m.Add(17, {1, 5}).code(), StatusCode::kInternal);
+
+  // Taking from the middle, the start and the end of a run.
+  auto at = m.Take(700000);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->file, 1u);
+  EXPECT_EQ(at->pos, 100000u);
+  EXPECT_FALSE(m.Take(700000).has_value());
+  EXPECT_EQ(m.runs(), 3u);
+  ASSERT_TRUE(m.Take(0).has_value());
+  ASSERT_TRUE(m.Take(599999).has_value());
+  EXPECT_EQ(m.Find(1)->pos, 1u);
+  EXPECT_EQ(m.Find(600000)->pos, 0u);
+  EXPECT_EQ(m.Find(999999)->pos, 399999u);
+  EXPECT_EQ(m.size(), 999997u);
+  EXPECT_EQ(m.runs(), 3u);
+
+  // An updated row comes back elsewhere; putting it back where it was rejoins the runs.
+  ASSERT_OK(m.Add(700000, {0, 123}));
+  EXPECT_EQ(m.runs(), 4u);
+  ASSERT_TRUE(m.Take(700000).has_value());
+  ASSERT_OK(m.Add(700000, {1, 100000}));
+  EXPECT_EQ(m.runs(), 2u);
+  EXPECT_EQ(m.Add(UINT64_MAX, {0, 0}).code(), StatusCode::kInternal);
+  ASSERT_OK(m.Add(UINT64_MAX - 1, {0, 0}));
+  EXPECT_EQ(m.Find(UINT64_MAX - 1)->pos, 0u);
+
+  ASSERT_OK_AND_ASSIGN(RowMap back, RowMap::Parse(Span(m.Serialize())));
+  EXPECT_EQ(back, m);
+}
+
+// Tables synced before runs have version 1 maps, an entry per row; they still load.
+TEST(IcebergRowMap, ReadsVersionOneMaps) {
+  std::string body;
+  auto put32 = [&](uint32_t v) { body.append(reinterpret_cast<const char*>(&v), 4); };
+  put32(1);
+  put32(2);
+  body += "f0";
+  const uint64_t n = 4;
+  body.append(reinterpret_cast<const char*>(&n), 8);
+  // (id delta, file, pos): ids 10, 11, 12 at positions 0, 1, 2, then id 20 at 7.
+  for (uint8_t b : {10, 0, 0, 1, 0, 1, 1, 0, 2, 8, 0, 7}) body.push_back(static_cast<char>(b));
+  std::string bytes("LRMP\1\0\0\0", 8);
+  std::string frame(ZSTD_compressBound(body.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), 1));
+  ASSERT_OK_AND_ASSIGN(RowMap m, RowMap::Parse(Span(bytes + frame)));
+  EXPECT_EQ(m.size(), 4u);
+  EXPECT_EQ(m.runs(), 2u);
+  EXPECT_EQ(m.Find(12)->pos, 2u);
+  EXPECT_EQ(m.Find(20)->pos, 7u);
+  EXPECT_FALSE(m.Find(13).has_value());
+  body[body.size() - 3] = 0;  // id delta 0: id 12 twice
+  frame.assign(ZSTD_compressBound(body.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), body.data(), body.size(), 1));
+  EXPECT_TRUE(RowMap::Parse(Span(bytes + frame)).status().IsCorruption());
 }
 
 class IcebergSyncTest : public ::testing::Test {

@@ -199,6 +199,63 @@ sync('mixed');
 const { hint } = await checkTable('mixed');
 check(hint === 5, `five metadata versions after four syncs (${hint})`);
 
+// Randomised histories: appends, updates, deletes, merges and compactions in random
+// order, synced after one to three of them. The seed is printed so a failure replays
+// with ICEBERG_SYNC_SEED.
+const seed = Number(process.env.ICEBERG_SYNC_SEED ?? (Date.now() % 1e9));
+console.log(`iceberg_sync_interop: random history seed ${seed}`);
+let state = seed >>> 0;
+const rand = (n) => {
+  state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+  return Math.floor((state / 2 ** 32) * n);
+};
+let nextId = 280;
+const ops = {
+  append: () => {
+    const n = 1 + rand(40);
+    importRows(DS, nextId, nextId + n, ['--mode', 'append']);
+    nextId += n;
+    return `append ${n}`;
+  },
+  update: () => {
+    const where = `id % ${2 + rand(9)} = ${rand(2)}`;
+    lancet('update', DS, '--where', where, '--set', rand(2) ? `v=${rand(100)}.25` : `s='u${rand(1000)}'`);
+    return `update ${where}`;
+  },
+  delete: () => {
+    const where = `id % ${7 + rand(13)} = ${rand(7)}`;
+    lancet('delete', DS, '--where', where);
+    return `delete ${where}`;
+  },
+  merge: () => {
+    // Some keys that exist (updated) and some new ones (inserted).
+    const src = path.join(WORK, `merge${batchNo++}.ndjson`);
+    const lines = [];
+    const keys = new Set();
+    while (keys.size < 10) keys.add(rand(nextId));  // a key twice is refused as ambiguous
+    for (const id of keys) lines.push(JSON.stringify({ ...row(id), s: `m${rand(1000)}` }));
+    for (let i = 0; i < 5; i++) lines.push(JSON.stringify(row(nextId++)));
+    fs.writeFileSync(src, lines.join('\n') + '\n');
+    lancet('merge', DS, src, '--on', 'id', '--schema', path.join(WORK, 'schema.json'));
+    return 'merge 10 keys + 5 new';
+  },
+  compact: () => {
+    lancet('compact', DS, '--target-rows', String(60 + rand(100)));
+    return 'compact';
+  },
+};
+const names = Object.keys(ops);
+for (let round = 0; round < 6; round++) {
+  const done = [];
+  for (let k = 1 + rand(3); k > 0; k--) done.push(ops[names[rand(names.length)]]());
+  const label = `random ${round} [${done.join('; ')}]`;
+  console.log(`iceberg_sync_interop: ${label}`);
+  const out = lancet('iceberg', 'sync', DS, TBL, '--rows-per-file', String(16 + rand(64)));
+  check(/^(synced versions|up to date)/.test(out), `${label}: sync: ${out}`);
+  await checkTable(label);
+  check(/^up to date/.test(lancet('iceberg', 'sync', DS, TBL)), `${label}: a second sync is a no-op`);
+}
+
 // Without stable row ids there is no row map, so sync refuses.
 const plain = path.join(WORK, 'plain');
 importRows(plain, 0, 10, []);
