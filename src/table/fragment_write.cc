@@ -120,9 +120,10 @@ Result<uint64_t> CommitFragments(const std::string& uri, std::span<const Uncommi
   in.mode = params.mode;
   in.append = txns[0].has_append();
   in.enable_stable_row_ids = params.enable_stable_row_ids;
-  if (in.append != (params.mode == WriteMode::kAppend)) {
-    return Status::InvalidArgument(root + ": the fragments were written as " +
-                                   (in.append ? "an append" : "a new table") + ", not for mode " +
+  // Parts written as a new table may still commit as an append (to a dataset that did
+  // not exist when they were written), as WriteDataset's appends create a dataset.
+  if (in.append && params.mode != WriteMode::kAppend) {
+    return Status::InvalidArgument(root + ": the fragments were written as an append, not for mode " +
                                    ModeName(params.mode));
   }
   uint64_t read_version = txns[0].read_version();

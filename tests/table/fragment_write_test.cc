@@ -84,11 +84,18 @@ TEST_F(FragmentWriteTest, PartsBecomeOneVersionOnlyWhenCommitted) {
 }
 
 TEST_F(FragmentWriteTest, RefusesPartsThatDoNotFit) {
-  ASSERT_OK_AND_ASSIGN(UncommittedFragments a, Part(0, 10, WriteMode::kCreate));
+  const std::string other_uri = (dir_ / "other.lance").string();
+  ASSERT_OK(WriteDataset(other_uri, testing::IdNameXRows(0, 1).schema, {testing::IdNameXRows(0, 3)}, {}).status());
   WriteParams append;
   append.mode = WriteMode::kAppend;
-  std::vector<UncommittedFragments> one{a};
-  EXPECT_TRUE(CommitFragments(uri_, one, append).status().IsInvalidArgument());  // written as a create
+  std::unique_ptr<RecordBatchReader> rows =
+      MakeBatchVectorReader(testing::IdNameXRows(0, 1).schema, {testing::IdNameXRows(3, 3)});
+  ASSERT_OK_AND_ASSIGN(UncommittedFragments appended, WriteFragments(other_uri, *rows, append));
+  std::vector<UncommittedFragments> one{appended};
+  EXPECT_TRUE(CommitFragments(other_uri, one, {}).status().IsInvalidArgument());  // an append, not a create
+  ASSERT_OK(AbortFragments(other_uri, one));
+
+  ASSERT_OK_AND_ASSIGN(UncommittedFragments a, Part(0, 10, WriteMode::kCreate));
   std::vector<UncommittedFragments> garbage{{"not a transaction", 0, 0}};
   EXPECT_TRUE(CommitFragments(uri_, garbage, {}).status().IsInvalidArgument());
   EXPECT_TRUE(CommitFragments(uri_, std::vector<UncommittedFragments>{}, {}).status().IsInvalidArgument());
@@ -105,6 +112,17 @@ TEST_F(FragmentWriteTest, RefusesPartsThatDoNotFit) {
   // Aborting removes their files.
   ASSERT_OK(AbortFragments(uri_, mixed));
   EXPECT_EQ(DataFiles(), 0u);
+}
+
+TEST_F(FragmentWriteTest, AppendWithoutADatasetCreatesIt) {
+  ASSERT_OK_AND_ASSIGN(UncommittedFragments a, Part(0, 10, WriteMode::kAppend));
+  ASSERT_OK_AND_ASSIGN(UncommittedFragments b, Part(10, 10, WriteMode::kAppend));
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  ASSERT_OK_AND_ASSIGN(uint64_t v, CommitFragments(uri_, std::vector<UncommittedFragments>{a, b}, append));
+  EXPECT_EQ(v, 1u);
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_));
+  EXPECT_EQ(testing::ScannedIds(*ds), testing::IdRange(0, 20));
 }
 
 TEST_F(FragmentWriteTest, ConflictsWithWhatWasCommittedMeanwhile) {
