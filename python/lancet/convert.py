@@ -230,18 +230,10 @@ def _with_nulls(out, valid):
     return out
 
 
-def to_pandas_series(arr, name, field=None):
-    """A pandas Series of one column (timestamps with a time zone become tz-aware)."""
-    import pandas as pd
-
-    values = to_numpy(arr)
-    if values.ndim == 2:
-        # A DataFrame column holds one object per row: the rows of the matrix, as views.
-        values = _object_array(list(values))
-    series = pd.Series(values, name=name, copy=False)
-    if arr.type.name == "timestamp" and arr.type.tz:
-        series = series.dt.tz_localize("UTC").dt.tz_convert(arr.type.tz)
-    return series
+def rows_as_objects(matrix):
+    """An object array holding each row of a 2-D array as a view (a DataFrame column
+    holds one object per row)."""
+    return np.fromiter(iter(matrix), dtype=object, count=len(matrix))
 
 
 # ---- numpy / Python → lancet -------------------------------------------------------

@@ -8,7 +8,8 @@ them without a copy, and lancet takes any object that speaks it in return.
 import numpy as np
 
 from . import _lancet
-from .convert import array_from, column_from_pandas, to_numpy, to_pandas_series, to_pylist
+from .convert import array_from, column_from_pandas, to_numpy, to_pylist
+from .frame import to_dataframe
 from .types import Field, Schema
 
 
@@ -239,19 +240,10 @@ class Table:
         return [row for b in self._batches for row in b.to_pylist()]
 
     def to_pandas(self):
-        """A pandas DataFrame; numeric columns are converted without per-value loops."""
-        import pandas as pd
-
-        data = {}
-        for i, f in enumerate(self._schema.fields):
-            parts = [to_pandas_series(b._batch.columns[i], f.name, f) for b in self._batches]
-            if not parts:
-                data[f.name] = pd.Series([], dtype=object, name=f.name)
-            elif len(parts) == 1:
-                data[f.name] = parts[0]
-            else:
-                data[f.name] = pd.concat(parts, ignore_index=True, copy=False)
-        return pd.DataFrame(data, columns=self._schema.names)
+        """A pandas DataFrame. Numeric columns are converted without per-value loops and
+        copied once, straight into pandas' blocks; fixed-size lists become one numpy row
+        view per row."""
+        return to_dataframe(self._schema, self._batches)
 
     def slice(self, offset=0, length=None):
         length = self.num_rows - offset if length is None else length

@@ -69,3 +69,12 @@ def test_corrupt_manifest_raises(uri):
             f.truncate(7)
     with pytest.raises(lancet.LancetError):
         lancet.dataset(uri)
+
+
+def test_commit_conflict(uri):
+    lancet.write_dataset({"a": np.arange(10)}, uri)
+    stale = lancet.dataset(uri, version=1)
+    lancet.write_dataset({"a": np.arange(3)}, uri, mode="overwrite")
+    with pytest.raises(lancet.CommitConflict):
+        stale.delete("a < 5")  # its rows were replaced by a concurrent overwrite
+    assert lancet.dataset(uri).count_rows() == 3
