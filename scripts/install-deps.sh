@@ -31,7 +31,7 @@ APT_PACKAGES=(
   libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev
   libstemmer-dev
   avro-bin python3-avro
-  python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest python3-av
+  python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest python3-av python3-pil
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
