@@ -230,6 +230,16 @@ def _with_nulls(out, valid):
     return out
 
 
+def empty_numpy(t):
+    """The numpy array to_numpy gives for zero values of type `t`."""
+    dtype = _numpy_dtype(t)
+    if dtype is not None:
+        return np.empty(0, dtype=dtype)
+    if t.name == "fixed_size_list" and _numpy_dtype(t.children[0].type) is not None:
+        return np.empty((0, t.list_size), dtype=_numpy_dtype(t.children[0].type))
+    return np.empty(0, dtype=object)
+
+
 def rows_as_objects(matrix):
     """An object array holding each row of a 2-D array as a view (a DataFrame column
     holds one object per row)."""

@@ -7,11 +7,11 @@ values are copied straight into their place in the block instead, as pyarrow doe
 
 import numpy as np
 
-from .convert import rows_as_objects, to_numpy
+from .convert import empty_numpy, rows_as_objects, to_numpy
 
 
-def _column_parts(batches, i):
-    parts = [to_numpy(b._batch.columns[i]) for b in batches]
+def _column_parts(schema, batches, i):
+    parts = [to_numpy(b._batch.columns[i]) for b in batches] or [empty_numpy(schema.fields[i].type)]
     if any(p.ndim == 2 for p in parts):
         return [rows_as_objects(np.concatenate(parts) if len(parts) > 1 else parts[0])]
     return parts
@@ -59,7 +59,7 @@ def to_dataframe(schema, batches):
     import pandas as pd
 
     rows = sum(b.num_rows for b in batches)
-    parts_by_column = [_column_parts(batches, i) for i in range(len(schema))]
+    parts_by_column = [_column_parts(schema, batches, i) for i in range(len(schema))]
     try:
         df = _blocked(schema, parts_by_column, rows)
     except ImportError:

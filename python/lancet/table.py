@@ -8,7 +8,7 @@ them without a copy, and lancet takes any object that speaks it in return.
 import numpy as np
 
 from . import _lancet
-from .convert import array_from, column_from_pandas, to_numpy, to_pylist
+from .convert import array_from, column_from_pandas, empty_numpy, to_numpy, to_pylist
 from .frame import to_dataframe
 from .types import Field, Schema
 
@@ -226,7 +226,7 @@ class Table:
         i = _column_index(self._schema, key)
         parts = [to_numpy(b._batch.columns[i]) for b in self._batches]
         if not parts:
-            return np.empty(0, dtype=object)
+            return empty_numpy(self._schema.fields[i].type)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def to_pydict(self):
