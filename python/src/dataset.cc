@@ -207,9 +207,16 @@ void RegisterDataset(py::module_& m) {
              std::optional<uint64_t> limit, std::optional<uint64_t> offset, std::optional<uint64_t> batch_size,
              bool with_row_id, bool with_row_addr, std::optional<std::vector<uint64_t>> fragment_ids,
              std::optional<uint32_t> io_parallelism, std::optional<uint32_t> batch_readahead) {
-            ScanArgs a{std::move(columns), std::move(filter), limit,         offset,
-                       batch_size,         with_row_id,       with_row_addr, std::move(fragment_ids),
-                       io_parallelism,     batch_readahead};
+            const ScanArgs a{.columns = std::move(columns),
+                             .filter = std::move(filter),
+                             .limit = limit,
+                             .offset = offset,
+                             .batch_size = batch_size,
+                             .with_row_id = with_row_id,
+                             .with_row_addr = with_row_addr,
+                             .fragment_ids = std::move(fragment_ids),
+                             .io_parallelism = io_parallelism,
+                             .batch_readahead = batch_readahead};
             return Scan(d, a);
           },
           py::arg("columns") = std::nullopt, py::arg("filter") = std::nullopt, py::arg("limit") = std::nullopt,

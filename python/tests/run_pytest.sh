@@ -23,4 +23,6 @@ fi
 export PYTHONPATH="$BUILD_DIR/python${PYTHONPATH:+:$PYTHONPATH}"
 export LANCET_BUILD_DIR="$BUILD_DIR"
 export LANCET_SOURCE_DIR="$REPO"
+# Nothing written into the source tree (python/tests/__pycache__).
+export PYTHONDONTWRITEBYTECODE=1
 cd "$REPO" && exec "$PYTHON" -m pytest -q -p no:cacheprovider "$HERE" "$@"
