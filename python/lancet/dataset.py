@@ -75,15 +75,15 @@ class Dataset:
             return Dataset(self._handle.checkout_tag(version))
         return Dataset(self._handle.checkout(int(version)))
 
+    @property
     def tags(self):
-        """Tag name → version."""
-        return dict(self._handle.tags())
+        """The dataset's tags, as pylance's ``ds.tags``: list(), create(), delete()."""
+        return Tags(self)
 
-    def create_tag(self, name, version=None):
-        _lancet.create_tag(self._handle, name, self.version if version is None else int(version))
-
-    def delete_tag(self, name):
-        _lancet.delete_tag(self._handle, name)
+    @property
+    def data_storage_version(self):
+        """The data file format version, e.g. "2.2"."""
+        return self._handle.describe().get("data_format", "").replace("lance ", "")
 
     def restore(self, version=None):
         """Makes this version (or `version`) the latest again, as a new version."""
@@ -174,26 +174,26 @@ class Dataset:
             self._addresses[key] = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
         return self._addresses[key]
 
-    def _blob_keys(self, ids, indices, addresses):
-        given = [x is not None for x in (ids, indices, addresses)]
+    def _blob_keys(self, ids, addresses, indices):
+        given = [x is not None for x in (ids, addresses, indices)]
         if sum(given) != 1:
-            raise ValueError("give exactly one of ids, indices or addresses")
+            raise ValueError("give exactly one of ids, addresses or indices")
         if ids is not None:
             return np.asarray(ids, dtype=np.uint64).reshape(-1), False
         if addresses is not None:
             return np.asarray(addresses, dtype=np.uint64).reshape(-1), True
         return self._indices_to_addresses(indices), True
 
-    def take_blobs(self, column, ids=None, indices=None, addresses=None):
+    def take_blobs(self, column, ids=None, addresses=None, indices=None):
         """The bytes of blob column `column` at the rows given by row id, position or
         address: a list of bytes (None for a null blob)."""
-        keys, by_address = self._blob_keys(ids, indices, addresses)
+        keys, by_address = self._blob_keys(ids, addresses, indices)
         return self._handle.take_blobs(column, keys, by_address)
 
-    def blob_files(self, column, ids=None, indices=None, addresses=None):
+    def blob_files(self, column, ids=None, addresses=None, indices=None):
         """File-like objects (io.RawIOBase) over blobs, read lazily by ranges: a list
         with None for a null blob. Usable wherever a binary file is (av.open, PIL)."""
-        keys, by_address = self._blob_keys(ids, indices, addresses)
+        keys, by_address = self._blob_keys(ids, addresses, indices)
         out = []
         for key in keys.tolist():
             try:
@@ -275,6 +275,28 @@ class Dataset:
         """A MergeInsertBuilder keyed on column(s) `on`, as in pylance:
         ``ds.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)``."""
         return MergeInsertBuilder(self, [on] if isinstance(on, str) else list(on))
+
+
+class Tags:
+    """Named versions of a dataset (shared by all its versions and handles)."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+
+    def list(self):
+        """Tag name → {"version": version}."""
+        return {name: {"version": v} for name, v in self._dataset._handle.tags().items()}
+
+    def create(self, tag, version=None):
+        """Tags `version` (default: the dataset's). FileExistsError if the tag exists."""
+        v = self._dataset.version if version is None else int(version)
+        _lancet.create_tag(self._dataset._handle, tag, v)
+
+    def delete(self, tag):
+        _lancet.delete_tag(self._dataset._handle, tag)
+
+    def __repr__(self):
+        return f"lancet.Tags({self.list()})"
 
 
 def _sql_value(v):

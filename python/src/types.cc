@@ -134,6 +134,20 @@ void BindSchema(py::module_& m) {
                              })
       .def_property_readonly("metadata", [](const Schema& s) { return MetadataToPython(s.metadata); })
       .def("field_index", &Schema::FieldIndex)
+      .def("field",
+           [](const Schema& s, const py::object& key) -> Field {
+             int i = -1;
+             if (py::isinstance<py::int_>(key)) {
+               const auto n = static_cast<int64_t>(s.fields.size());
+               const auto k = py::cast<int64_t>(key);
+               i = static_cast<int>(k < 0 ? k + n : k);
+               if (k < -n || k >= n) throw py::index_error("field " + std::to_string(k) + " out of range");
+             } else {
+               i = s.FieldIndex(py::cast<std::string>(key));
+               if (i < 0) throw py::key_error("no field '" + py::cast<std::string>(key) + "'");
+             }
+             return s.fields[i];
+           })
       .def("__len__", [](const Schema& s) { return s.fields.size(); })
       .def("__eq__", [](const Schema& a, const Schema& b) { return a.fields == b.fields; })
       .def("__str__", &Schema::ToString)

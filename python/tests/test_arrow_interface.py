@@ -105,3 +105,18 @@ def test_write_stream_is_not_materialised(tmp_path):
     ds = lancet.write_dataset(StreamOnly(reader), str(tmp_path / "g"))
     assert first_pull == 0 and pulled == [0, 1, 2, 3, 4]
     assert ds.count_rows() == 50
+
+
+def test_schema_and_types():
+    schema = lancet.schema([("id", lancet.types.int64()), lancet.blob_field("b", inline_max=10)])
+    assert schema.names == ["id", "b"]
+    assert schema.field("id").type == lancet.types.int64()
+    assert schema.field(-1).is_blob and schema.field(1).metadata["lance-encoding:blob-inline-size-threshold"] == b"10"
+    with pytest.raises(KeyError):
+        schema.field("nope")
+    with pytest.raises(IndexError):
+        schema.field(2)
+    t = lancet.types.list_(lancet.types.fixed_size_list(lancet.types.float32(), 3))
+    assert str(t) == "list<fixed_size_list<float32, 3>>"
+    assert t.children[0].type.list_size == 3
+    assert lancet.Field._import_capsule(t.__arrow_c_schema__()).type == t

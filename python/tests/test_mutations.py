@@ -59,16 +59,17 @@ def test_versions_time_travel_tags_restore(people, uri):
     v1 = lancet.dataset(uri, version=1)
     assert v1.version == 1 and v1.count_rows() == 10 and v1.latest_version == 3
     assert people.checkout_version(2).count_rows() == 9
-    people.create_tag("before-late", 2)
-    assert people.tags() == {"before-late": 2}
+    people.tags.create("before-late", 2)
+    assert people.tags.list() == {"before-late": {"version": 2}}
     assert lancet.dataset(uri, tag="before-late").version == 2
     assert lancet.dataset(uri, version="before-late").count_rows() == 9
     with pytest.raises(FileExistsError):
-        people.create_tag("before-late", 1)
+        people.tags.create("before-late", 1)
     people.restore(1)
     assert people.version == 4 and people.count_rows() == 10
     assert lancet.dataset(uri).to_table(filter="id = 0").num_rows == 1
-    people.delete_tag("before-late")
-    assert people.tags() == {}
+    people.tags.delete("before-late")
+    assert people.tags.list() == {}
+    assert people.data_storage_version == "2.2"
     with pytest.raises(ValueError):
         people.checkout_version(99)
