@@ -112,49 +112,45 @@ PyReader::~PyReader() {
 }
 
 std::optional<RecordBatch> PyReader::Next() {
-  if (!reader_) return std::nullopt;
-  Result<std::optional<RecordBatch>> next = Status::OK();
+  Result<std::optional<RecordBatch>> next = std::optional<RecordBatch>();
   {
     py::gil_scoped_release nogil;
-    next = reader_->Next();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (reader_) {
+      next = reader_->Next();
+      // At the end, or after an error, the stream is spent: free it now.
+      if (!next.ok() || !*next) reader_.reset();
+    }
   }
-  if (!next.ok()) {
-    Status st = next.status();
-    Close();
-    Check(st);
-  }
-  if (!*next) Close();
+  Check(next.status());
   return std::move(*next);
 }
 
 void PyReader::Close() {
   py::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(mu_);
   reader_.reset();
 }
 
 std::unique_ptr<RecordBatchReader> PyReader::Take() {
-  if (!reader_) {
+  std::unique_ptr<RecordBatchReader> inner;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(mu_);
+    inner = std::move(reader_);
+  }
+  if (!inner) {
     throw StatusError(Status::InvalidArgument("this stream was already consumed or closed"),
                       NotFoundMeans::kBadArgument);
   }
-  std::unique_ptr<RecordBatchReader> inner = std::move(reader_);
   if (!keep_alive_) return inner;
   return std::make_unique<KeepAliveReader>(std::move(inner), keep_alive_);
 }
 
-RecordBatchReader& PyReader::Borrow() {
-  if (!reader_) {
-    throw StatusError(Status::InvalidArgument("this stream was already consumed or closed"),
-                      NotFoundMeans::kBadArgument);
-  }
-  return *reader_;
-}
-
-void PyReader::FinishBorrow() {
-  std::unique_ptr<py::error_already_set> error;
-  if (auto* it = dynamic_cast<PyIterReader*>(reader_.get())) error = it->TakeError();
-  Close();
-  if (error) {
+void RethrowSourceError(RecordBatchReader& reader) {
+  auto* it = dynamic_cast<PyIterReader*>(&reader);
+  if (it == nullptr) return;
+  if (std::unique_ptr<py::error_already_set> error = it->TakeError()) {
     error->restore();
     throw py::error_already_set();
   }

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "lancet/record_batch_reader.h"
@@ -26,17 +27,34 @@ class PyReader {
   /// Moves the reader out, wrapped to keep what it needs alive (a stream is consumed
   /// once). InvalidArgument if it was consumed already.
   std::unique_ptr<RecordBatchReader> Take();
-  /// The reader, for a writer that drains it while this object holds it. Call
-  /// FinishBorrow afterwards (with the GIL held).
-  RecordBatchReader& Borrow();
-  /// Marks the reader consumed, and re-raises the Python exception an iterator source
-  /// raised (the writer only saw it as a Status).
-  void FinishBorrow();
 
  private:
   Schema schema_;
   std::shared_ptr<const void> keep_alive_;
+  // Python threads may share one reader: Next, Close and Take serialise on mu_, which
+  // is only ever taken with the GIL released (a Python source takes the GIL in Next).
+  std::mutex mu_;
   std::unique_ptr<RecordBatchReader> reader_;
 };
+
+/// Re-raises the Python exception a Python iterator source raised while `reader` was
+/// drained (the drain only saw it as a Status). REQUIRES: the GIL.
+void RethrowSourceError(RecordBatchReader& reader);
+
+/// \brief Takes the reader out of `source` and runs `drain` on it with the GIL released,
+/// then destroys it; a Python exception the source raised is re-raised as itself.
+template <typename T, typename Drain>
+Result<T> DrainSource(PyReader& source, Drain&& drain) {
+  std::unique_ptr<RecordBatchReader> reader = source.Take();
+  Result<T> result = Status::OK();
+  {
+    pybind11::gil_scoped_release nogil;
+    result = drain(*reader);
+  }
+  RethrowSourceError(*reader);
+  pybind11::gil_scoped_release nogil;
+  reader.reset();
+  return result;
+}
 
 }  // namespace lancet::python

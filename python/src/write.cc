@@ -61,14 +61,10 @@ uint64_t WriteDataset(const std::string& uri, PyReader& source, const std::strin
   media::MediaOptions media_options;
   for (const auto& [column, library] : media) media_options[column].library = library;
 
-  RecordBatchReader& reader = source.Borrow();
-  Result<uint64_t> version = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    version = media_options.empty() ? table::WriteDataset(uri, reader, params)
-                                    : media::WriteDatasetWithBlobInfo(uri, reader, params, media_options);
-  }
-  source.FinishBorrow();
+  Result<uint64_t> version = DrainSource<uint64_t>(source, [&](RecordBatchReader& reader) {
+    return media_options.empty() ? table::WriteDataset(uri, reader, params)
+                                 : media::WriteDatasetWithBlobInfo(uri, reader, params, media_options);
+  });
   return Unwrap(std::move(version), NotFoundMeans::kBadArgument);
 }
 
@@ -114,13 +110,8 @@ py::dict MergeInsert(const PyDataset& d, PyReader& source, std::vector<std::stri
                                                                         : table::WhenNotMatchedBySource::kKeep;
   o.by_source_condition = std::move(by_source_condition);
 
-  RecordBatchReader& reader = source.Borrow();
-  Result<table::MergeInsertResult> result = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    result = table::MergeInsert(*d.dataset, reader, o);
-  }
-  source.FinishBorrow();
+  Result<table::MergeInsertResult> result = DrainSource<table::MergeInsertResult>(
+      source, [&](RecordBatchReader& reader) { return table::MergeInsert(*d.dataset, reader, o); });
   const table::MergeInsertResult r = Unwrap(std::move(result), NotFoundMeans::kBadArgument);
   py::dict out;
   out["version"] = r.version;

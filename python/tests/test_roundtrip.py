@@ -155,3 +155,24 @@ def test_iterator_errors_surface_as_themselves(uri):
         lancet.write_dataset(chunks(), uri)
     with pytest.raises(FileNotFoundError):
         lancet.dataset(uri)  # nothing was committed
+
+
+def test_pandas_extension_dtypes(uri):
+    df = pd.DataFrame({
+        "s": pd.array(["a", None, "c"], dtype="string"),
+        "b": pd.array([True, None, False], dtype="boolean"),
+        "f": pd.array([1.5, None, 2.5], dtype="Float64"),
+        "tz": pd.to_datetime(["2024-01-01 10:00", None, "2024-06-01 12:00"]).tz_localize("Europe/Paris"),
+        "u": np.array(["x", "yy", "zzz"]),
+        "lst": [np.array([1, 2]), None, np.array([3])],
+    })
+    ds = lancet.write_dataset(df, uri)
+    assert [str(f.type) for f in ds.schema.fields] == [
+        "utf8", "bool", "float64", "timestamp[ns, Europe/Paris]", "utf8", "list<int64>"]
+    out = ds.to_pandas()
+    assert out["s"].tolist() == ["a", None, "c"]
+    assert out["b"].tolist() == [True, None, False]
+    assert out["f"].isna().tolist() == [False, True, False]
+    assert out["tz"][0] == df["tz"][0] and pd.isna(out["tz"][1])
+    assert out["u"].tolist() == ["x", "yy", "zzz"]
+    assert [None if v is None else v.tolist() for v in out["lst"]] == [[1, 2], None, [3]]

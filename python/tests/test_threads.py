@@ -53,3 +53,21 @@ def test_python_runs_while_a_write_decodes(uri):
     t.join()
     during = [x for x in ticks if start <= x <= end]
     assert len(during) >= max(3, int((end - start) / 0.001) // 10)
+
+
+def test_threads_sharing_one_reader(uri):
+    ds = lancet.write_dataset({"id": np.arange(10000)}, uri, max_rows_per_file=1000)
+    reader = ds.scanner(batch_size=100).to_reader()
+    seen, lock = [], threading.Lock()
+
+    def drain():
+        for batch in reader:
+            with lock:
+                seen.extend(batch.to_numpy("id").tolist())
+
+    threads = [threading.Thread(target=drain) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(seen) == list(range(10000))
