@@ -30,23 +30,21 @@ PyBlobReader OpenBlob(const PyDataset& d, const std::string& column, uint64_t ro
                       uint64_t read_ahead) {
   blob::BlobFileOptions options;
   options.read_ahead = read_ahead;
-  Result<std::unique_ptr<blob::BlobFile>> file = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    file = blob::BlobFile::Open(*d.dataset, column, row,
+  Result<std::unique_ptr<blob::BlobFile>> file = WithoutGil([&] {
+    return blob::BlobFile::Open(*d.dataset, column, row,
                                 by_address ? table::RowKey::kRowAddress : table::RowKey::kRowId, options);
-  }
-  return PyBlobReader{d.dataset, Unwrap(std::move(file), NotFoundMeans::kBadArgument)};
+  });
+  Check(file.status(), NotFoundMeans::kBadArgument);
+  PyBlobReader reader;
+  reader.dataset = d.dataset;
+  reader.file = file.MoveValue();
+  return reader;
 }
 
 py::bytes Read(PyBlobReader& r, int64_t n) {
   blob::BlobFile& f = r.Get();
   const uint64_t want = n < 0 ? f.size() - f.tell() : static_cast<uint64_t>(n);
-  Result<BufferPtr> got = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    got = f.read(want);
-  }
+  Result<BufferPtr> got = WithoutGil([&] { return f.read(want); });
   BufferPtr b = Unwrap(std::move(got));
   return py::bytes(reinterpret_cast<const char*>(b->data()), b->size());
 }
@@ -58,12 +56,11 @@ uint64_t ReadInto(PyBlobReader& r, const py::buffer& target) {
   if (PyObject_GetBuffer(target.ptr(), &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
     throw py::error_already_set();
   }
-  Result<BufferPtr> got = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    got = f.read(static_cast<uint64_t>(view.len));
-    if (got.ok() && (*got)->size() > 0) std::memcpy(view.buf, (*got)->data(), (*got)->size());
-  }
+  Result<BufferPtr> got = WithoutGil([&]() -> Result<BufferPtr> {
+    ASSIGN_OR_RETURN(BufferPtr bytes, f.read(static_cast<uint64_t>(view.len)));
+    if (bytes->size() > 0) std::memcpy(view.buf, bytes->data(), bytes->size());
+    return bytes;
+  });
   PyBuffer_Release(&view);
   return Unwrap(std::move(got))->size();
 }

@@ -26,11 +26,7 @@ PyDataset OpenDataset(const std::string& uri, std::optional<uint64_t> version, s
   options.version = version;
   options.tag = std::move(tag);
   if (storage_options) options.storage_options = *storage_options;
-  Result<std::unique_ptr<Dataset>> opened = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    opened = Dataset::Open(uri, options);
-  }
+  Result<std::unique_ptr<Dataset>> opened = WithoutGil([&] { return Dataset::Open(uri, options); });
   return PyDataset{Unwrap(std::move(opened)), options.storage_options};
 }
 
@@ -72,11 +68,7 @@ table::ScanOptions MakeScanOptions(const ScanArgs& a) {
 
 std::unique_ptr<PyReader> Scan(const PyDataset& d, const ScanArgs& args) {
   const table::ScanOptions options = MakeScanOptions(args);
-  Result<std::unique_ptr<RecordBatchReader>> reader = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    reader = scan::NewScan(*d.dataset, options);
-  }
+  Result<std::unique_ptr<RecordBatchReader>> reader = WithoutGil([&] { return scan::NewScan(*d.dataset, options); });
   // Planning errors name what the caller passed: an unknown column, a bad filter.
   return std::make_unique<PyReader>(Unwrap(std::move(reader), NotFoundMeans::kBadArgument), d.dataset);
 }
@@ -93,11 +85,7 @@ uint64_t CountRows(const PyDataset& d, std::optional<std::string> filter) {
 }
 
 py::list Versions(const PyDataset& d) {
-  Result<std::vector<table::VersionInfo>> versions = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    versions = d.dataset->ListVersions();
-  }
+  Result<std::vector<table::VersionInfo>> versions = WithoutGil([&] { return d.dataset->ListVersions(); });
   py::list out;
   for (const table::VersionInfo& v : Unwrap(std::move(versions))) {
     py::dict item;
@@ -130,22 +118,17 @@ RecordBatch Take(const PyDataset& d, const py::array_t<uint64_t, py::array::c_st
                  std::optional<std::vector<std::string>> columns, bool by_address) {
   const std::vector<uint64_t> keys = ToU64(rows);
   const std::vector<std::string> cols = columns ? *columns : std::vector<std::string>{};
-  Result<RecordBatch> batch = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    batch = by_address ? d.dataset->TakeRowAddresses(keys, cols) : d.dataset->TakeRowIds(keys, cols);
-  }
+  Result<RecordBatch> batch = WithoutGil(
+      [&] { return by_address ? d.dataset->TakeRowAddresses(keys, cols) : d.dataset->TakeRowIds(keys, cols); });
   return Unwrap(std::move(batch), NotFoundMeans::kBadArgument);
 }
 
 py::list TakeBlobs(const PyDataset& d, const std::string& column,
                    const py::array_t<uint64_t, py::array::c_style | py::array::forcecast>& rows, bool by_address) {
   const std::vector<uint64_t> keys = ToU64(rows);
-  Result<std::vector<std::optional<BufferPtr>>> blobs = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    blobs = d.dataset->TakeBlobs(column, keys, by_address ? table::RowKey::kRowAddress : table::RowKey::kRowId);
-  }
+  Result<std::vector<std::optional<BufferPtr>>> blobs = WithoutGil([&] {
+    return d.dataset->TakeBlobs(column, keys, by_address ? table::RowKey::kRowAddress : table::RowKey::kRowId);
+  });
   py::list out;
   for (const std::optional<BufferPtr>& b : Unwrap(std::move(blobs), NotFoundMeans::kBadArgument)) {
     if (!b) {
@@ -178,20 +161,12 @@ void RegisterDataset(py::module_& m) {
       .def("tags", [](const PyDataset& d) { return Unwrap(d.dataset->ListTags()); })
       .def("checkout",
            [](const PyDataset& d, uint64_t version) {
-             Result<std::unique_ptr<Dataset>> r = Status::OK();
-             {
-               py::gil_scoped_release nogil;
-               r = d.dataset->Checkout(version);
-             }
+             Result<std::unique_ptr<Dataset>> r = WithoutGil([&] { return d.dataset->Checkout(version); });
              return Wrap(d, std::move(r));
            })
       .def("checkout_tag",
            [](const PyDataset& d, const std::string& tag) {
-             Result<std::unique_ptr<Dataset>> r = Status::OK();
-             {
-               py::gil_scoped_release nogil;
-               r = d.dataset->CheckoutTag(tag);
-             }
+             Result<std::unique_ptr<Dataset>> r = WithoutGil([&] { return d.dataset->CheckoutTag(tag); });
              return Wrap(d, std::move(r));
            })
       .def("latest",

@@ -42,6 +42,13 @@ T Unwrap(Result<T> r, NotFoundMeans not_found = NotFoundMeans::kMissingData) {
   return std::move(r).value();
 }
 
+/// Runs `f` with the GIL released (I/O and decoding need no Python) and returns its result.
+template <typename F>
+auto WithoutGil(F&& f) -> decltype(f()) {
+  pybind11::gil_scoped_release nogil;
+  return f();
+}
+
 /// Adds `_set_error_classes` and the StatusError translator to `m`.
 void RegisterErrors(pybind11::module_& m);
 

@@ -73,11 +73,8 @@ py::list ExtractFrames(const PyDataset& d, const std::string& column, const std:
   std::shared_ptr<media::MediaPlugin> plugin = LoadPlugin(plugin_library);
   media::ExtractOptions options;
   options.key = by_address ? table::RowKey::kRowAddress : table::RowKey::kRowId;
-  Result<std::vector<std::optional<std::vector<media::Frame>>>> got = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    got = media::ExtractFrames(*d.dataset, column, rows, request, *plugin, options);
-  }
+  Result<std::vector<std::optional<std::vector<media::Frame>>>> got =
+      WithoutGil([&] { return media::ExtractFrames(*d.dataset, column, rows, request, *plugin, options); });
   py::list out;
   for (const auto& row : Unwrap(std::move(got), NotFoundMeans::kBadArgument)) {
     if (!row) {

@@ -112,16 +112,14 @@ PyReader::~PyReader() {
 }
 
 std::optional<RecordBatch> PyReader::Next() {
-  Result<std::optional<RecordBatch>> next = std::optional<RecordBatch>();
-  {
-    py::gil_scoped_release nogil;
+  Result<std::optional<RecordBatch>> next = WithoutGil([&]() -> Result<std::optional<RecordBatch>> {
     std::lock_guard<std::mutex> lock(mu_);
-    if (reader_) {
-      next = reader_->Next();
-      // At the end, or after an error, the stream is spent: free it now.
-      if (!next.ok() || !*next) reader_.reset();
-    }
-  }
+    if (!reader_) return std::optional<RecordBatch>();
+    Result<std::optional<RecordBatch>> got = reader_->Next();
+    // At the end, or after an error, the stream is spent: free it now.
+    if (!got.ok() || !*got) reader_.reset();
+    return got;
+  });
   Check(next.status());
   return std::move(*next);
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "errors.h"
 #include "lancet/record_batch_reader.h"
 
 namespace lancet::python {
@@ -46,11 +47,7 @@ void RethrowSourceError(RecordBatchReader& reader);
 template <typename T, typename Drain>
 Result<T> DrainSource(PyReader& source, Drain&& drain) {
   std::unique_ptr<RecordBatchReader> reader = source.Take();
-  Result<T> result = Status::OK();
-  {
-    pybind11::gil_scoped_release nogil;
-    result = drain(*reader);
-  }
+  Result<T> result = WithoutGil([&] { return drain(*reader); });
   RethrowSourceError(*reader);
   pybind11::gil_scoped_release nogil;
   reader.reset();

@@ -69,21 +69,13 @@ uint64_t WriteDataset(const std::string& uri, PyReader& source, const std::strin
 }
 
 uint64_t DeleteWhere(const PyDataset& d, const std::string& predicate) {
-  Result<uint64_t> version = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    version = table::DeleteWhere(*d.dataset, predicate);
-  }
+  Result<uint64_t> version = WithoutGil([&] { return table::DeleteWhere(*d.dataset, predicate); });
   return Unwrap(std::move(version), NotFoundMeans::kBadArgument);
 }
 
 std::pair<uint64_t, uint64_t> Update(const PyDataset& d, const std::string& where,
                                      const std::vector<std::pair<std::string, std::string>>& set) {
-  Result<table::UpdateResult> result = Status::OK();
-  {
-    py::gil_scoped_release nogil;
-    result = table::Update(*d.dataset, where, set);
-  }
+  Result<table::UpdateResult> result = WithoutGil([&] { return table::Update(*d.dataset, where, set); });
   const table::UpdateResult r = Unwrap(std::move(result), NotFoundMeans::kBadArgument);
   return {r.version, r.rows_updated};
 }
@@ -143,11 +135,7 @@ void RegisterWrite(py::module_& m) {
     Check(table::DeleteTag(*d.dataset, name), NotFoundMeans::kBadArgument);
   });
   m.def("restore", [](const PyDataset& d, uint64_t version) {
-    Result<uint64_t> r = Status::OK();
-    {
-      py::gil_scoped_release nogil;
-      r = table::Restore(*d.dataset, version);
-    }
+    Result<uint64_t> r = WithoutGil([&] { return table::Restore(*d.dataset, version); });
     return Unwrap(std::move(r), NotFoundMeans::kBadArgument);
   });
 }
