@@ -334,10 +334,6 @@ def _numpy_dtype(t):
     return None
 
 
-def _is_null(v):
-    return v is None
-
-
 def _infer(values):
     """The lancet type for a sequence of Python objects (None allowed)."""
     present = [v for v in values if v is not None]

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _lancet
 from .blob import BlobFile
-from .media import FrameList, frames_from_rows
+from .media import frames_from_rows
 from .sources import to_reader
 from .table import RecordBatch, RecordBatchReader, Table
 

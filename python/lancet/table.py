@@ -77,7 +77,7 @@ class RecordBatch:
             arr = array_from(values, hint.type if hint is not None else None)
             arrays.append(arr)
             fields.append(_field_for(name, arr, hint))
-        return RecordBatch(_lancet.RecordBatch(Schema(fields), arrays, _rows(arrays, mapping)))
+        return RecordBatch(_lancet.RecordBatch(Schema(fields), arrays, arrays[0].length if arrays else 0))
 
     @staticmethod
     def from_pylist(rows, schema=None):
@@ -158,12 +158,6 @@ class RecordBatch:
 
     def __repr__(self):
         return f"lancet.RecordBatch({self.num_rows} rows)\n{self.schema}"
-
-
-def _rows(arrays, mapping):
-    if arrays:
-        return arrays[0].length
-    return 0
 
 
 class Table:
