@@ -426,7 +426,8 @@ def _struct_array(values, valid, t):
     if t is None:
         t = _infer(rows)
     children = [array_from([r.get(f.name) for r in rows], f.type) for f in t.children]
-    t = DataType("struct", children=[Field(f.name, c.type, f.nullable, f.metadata) for f, c in zip(t.children, children)])
+    fields = [Field(f.name, c.type, f.nullable, f.metadata) for f, c in zip(t.children, children)]
+    t = DataType("struct", children=fields)
     bitmap, nulls = _validity_buffer(valid)
     return _lancet.Array(t, len(rows), nulls, 0, [bitmap], children)
 
