@@ -52,7 +52,8 @@ def test_python_runs_while_a_write_decodes(uri):
     stop.set()
     t.join()
     during = [x for x in ticks if start <= x <= end]
-    assert len(during) >= max(3, int((end - start) / 0.001) // 10)
+    # Lenient (a loaded machine oversleeps): a writer holding the GIL would allow none.
+    assert len(during) >= 3
 
 
 def test_threads_sharing_one_reader(uri):
