@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _lancet
 from .blob import BlobFile
+from .frame import to_dataframe
 from .media import frames_from_rows
 from .sources import to_reader
 from .table import RecordBatch, RecordBatchReader, Table
@@ -377,7 +378,25 @@ class Scanner:
         return Table([RecordBatch(b) for b in reader], reader.schema)
 
     def to_pandas(self):
-        return self.to_table().to_pandas()
+        """A pandas DataFrame. Without a filter the row count is known up front, and
+        batches are converted (copied into pandas' blocks) as the scan streams them."""
+        reader = self._dataset._handle.scan(**self._options)
+        try:
+            return to_dataframe(reader.schema, (RecordBatch(b) for b in reader), self._known_rows())
+        finally:
+            reader.close()
+
+    def _known_rows(self):
+        """The rows the scan will give, when the manifest alone says (no filter)."""
+        o = self._options
+        if o["filter"]:
+            return None
+        fragments = self._dataset.fragments()
+        if o["fragment_ids"] is not None:
+            wanted = set(o["fragment_ids"])
+            fragments = [f for f in fragments if f["id"] in wanted]
+        rows = max(0, sum(f["num_rows"] for f in fragments) - (o["offset"] or 0))
+        return rows if o["limit"] is None else min(rows, o["limit"])
 
     def count_rows(self):
         reader = self._dataset._handle.scan(**dict(self._options, columns=["_rowaddr"]))
