@@ -8,6 +8,7 @@ other object values are built one value at a time.
 import datetime
 import decimal
 import itertools
+import operator
 
 import numpy as np
 
@@ -79,14 +80,8 @@ def _temporal(arr):
 
 
 def _string_values(arr):
-    if arr.length == 0:
-        return []
-    offsets = _offsets(arr, _STRINGS[arr.type.name]).tolist()
-    data = arr.buffers[2]
-    raw = bytes(memoryview(data)) if data is not None else b""
-    if arr.type.name in _TEXT:
-        return [raw[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:])]
-    return [raw[a:b] for a, b in zip(offsets, offsets[1:])]
+    """str (or bytes) per value, None for nulls."""
+    return _lancet._string_values(arr)
 
 
 def _fixed_binary_values(arr):
@@ -220,7 +215,9 @@ def to_numpy(arr):
         rows = [flat[a:b] for a, b in zip(bounds, bounds[1:])]
         return _with_nulls(_object_array(rows), valid)
     if name in _STRINGS:
-        return _with_nulls(_object_array(_string_values(arr)), valid)
+        out = np.empty(arr.length, dtype=object)
+        out[:] = _string_values(arr)  # str, bytes and None are scalars to numpy
+        return out
     return _object_array(to_pylist(arr))
 
 
@@ -334,25 +331,34 @@ def _numpy_dtype(t):
     return None
 
 
+def _not_none(values):
+    """A bool array, True where the value is not None (no Python-level loop)."""
+    return np.fromiter(map(operator.is_not, values, itertools.repeat(None)), dtype=bool, count=len(values))
+
+
+def _all_instances(values, types):
+    return all(map(isinstance, values, itertools.repeat(types)))
+
+
 def _infer(values):
     """The lancet type for a sequence of Python objects (None allowed)."""
-    present = [v for v in values if v is not None]
+    present = list(itertools.compress(values, _not_none(values)))
     if not present:
         return DataType("null")
     first = present[0]
     if isinstance(first, (bool, np.bool_)):
         return DataType("bool")
     if isinstance(first, (int, np.integer)):
-        if any(isinstance(v, (float, np.floating)) for v in present):
+        if not _all_instances(present, (int, np.integer)):
             return DataType("float64")
         return DataType("int64") if isinstance(first, int) else DataType(np.asarray(first).dtype.name)
     if isinstance(first, (float, np.floating)):
         return DataType("float64") if isinstance(first, float) else DataType(np.asarray(first).dtype.name)
     if isinstance(first, str):
-        total = sum(len(v) for v in present)
+        total = sum(map(len, present))
         return DataType("large_utf8" if total > _INT32_MAX else "utf8")
     if isinstance(first, (bytes, bytearray, memoryview)):
-        total = sum(len(v) for v in present)
+        total = sum(map(len, present))
         return DataType("large_binary" if total > _INT32_MAX else "binary")
     if isinstance(first, datetime.datetime):
         return DataType("timestamp", unit="us")
@@ -375,25 +381,45 @@ def _as_list(v):
     return v.tolist() if isinstance(v, np.ndarray) else v
 
 
+def _with_fill(values, valid, fill):
+    """`values` as a list with `fill` where `valid` is False (a loop over the nulls only)."""
+    if valid is None:
+        return values
+    out = list(values)
+    for i in np.flatnonzero(~valid).tolist():
+        out[i] = fill
+    return out
+
+
+def _encoded(values, valid, text):
+    """(bytes per value joined, byte length per value) with b"" for nulls."""
+    present = _with_fill(values, valid, "" if text else b"")
+    if text:
+        if not _all_instances(present, str):
+            bad = next(v for v in present if not isinstance(v, str))
+            raise TypeError(f"expected str values for a string column, got {type(bad).__name__}")
+        joined = "".join(present)
+        if joined.isascii():
+            # One encode for the whole column: byte lengths are character lengths.
+            lengths = np.fromiter(map(len, present), dtype=np.int64, count=len(present))
+            return joined.encode("ascii"), lengths
+        encoded = [v.encode("utf-8") for v in present]
+    elif _all_instances(present, bytes):
+        encoded = present
+    else:
+        encoded = [bytes(v) for v in present]
+    return b"".join(encoded), np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+
+
 def _string_array(values, valid, t):
-    text = t.name in _TEXT
-    encoded = []
-    for v, ok in zip(values, valid if valid is not None else itertools.repeat(True)):
-        if not ok:
-            encoded.append(b"")
-        elif text:
-            if not isinstance(v, str):
-                raise TypeError(f"expected str for a {t} column, got {type(v).__name__}")
-            encoded.append(v.encode("utf-8"))
-        else:
-            encoded.append(bytes(v))
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    data, lengths = _encoded(values, valid, t.name in _TEXT)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     if t.name in ("utf8", "binary") and offsets[-1] > _INT32_MAX:
         raise ValueError(f"{offsets[-1]} bytes do not fit a {t} column; use large_{t.name}")
     offsets = offsets.astype(_STRINGS[t.name])
     bitmap, nulls = _validity_buffer(valid)
-    return _lancet.Array(t, len(encoded), nulls, 0, [bitmap, offsets, b"".join(encoded)])
+    return _lancet.Array(t, len(lengths), nulls, 0, [bitmap, offsets, data])
 
 
 def _list_array(values, valid, t):
@@ -439,8 +465,7 @@ def _valid_iter(valid, n):
 def _objects_to_numpy(values, valid, t):
     dtype = _numpy_dtype(t)
     filler = {"M": np.datetime64("NaT"), "m": np.timedelta64("NaT")}.get(dtype.kind, 0)
-    filled = [v if ok else filler for v, ok in zip(values, _valid_iter(valid, len(values)))]
-    return np.asarray(filled, dtype=dtype)
+    return np.asarray(_with_fill(values, valid, filler), dtype=dtype)
 
 
 def array_from(values, type=None, nan_as_null=False):
@@ -465,11 +490,11 @@ def array_from(values, type=None, nan_as_null=False):
     if isinstance(values, np.ndarray) and values.dtype.kind in "US":
         values = values.tolist()
     values = list(values)
-    present = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    present = _not_none(values)
     if nan_as_null:
         present &= np.fromiter((not (isinstance(v, float) and v != v) for v in values), dtype=bool, count=len(values))
     valid = None if present.all() else present
-    t = type if type is not None else _infer([v if ok else None for v, ok in zip(values, present.tolist())])
+    t = type if type is not None else _infer(values if valid is None else list(itertools.compress(values, present)))
     name = t.name
     if name == "null":
         return _lancet.Array.nulls(t, len(values))
@@ -509,5 +534,7 @@ def column_from_pandas(series, field=None):
         if out is not None:
             return out
     values = series.to_numpy(dtype=object)
-    values = [None if m else v for v, m in zip(values, missing.tolist())]
+    if missing.any():
+        values = values.copy()
+        values[missing] = None  # NaN, NaT and pd.NA are all null
     return array_from(values, hint)

@@ -135,6 +135,45 @@ RecordBatch SliceBatch(const RecordBatch& b, int64_t begin, int64_t length) {
   return out;
 }
 
+// Values of a utf8/binary (or large_*) array as str/bytes, None for nulls: one C call per
+// value instead of a Python-level slice and decode.
+template <typename Offset>
+py::list StringValuesOf(const Array& a, bool text) {
+  const Offset* offsets = a.buffers[1]->data_as<Offset>() + a.offset;
+  const char* data = a.buffers.size() > 2 && a.buffers[2] ? reinterpret_cast<const char*>(a.buffers[2]->data()) : "";
+  py::list out(a.length);
+  for (int64_t i = 0; i < a.length; ++i) {
+    PyObject* value = nullptr;
+    if (a.IsNull(i)) {
+      Py_INCREF(Py_None);
+      value = Py_None;
+    } else {
+      const char* begin = data + offsets[i];
+      const auto size = static_cast<Py_ssize_t>(offsets[i + 1] - offsets[i]);
+      value = text ? PyUnicode_DecodeUTF8(begin, size, "strict") : PyBytes_FromStringAndSize(begin, size);
+      if (value == nullptr) throw py::error_already_set();
+    }
+    PyList_SET_ITEM(out.ptr(), i, value);
+  }
+  return out;
+}
+
+py::list StringValues(const Array& a) {
+  switch (a.type.id) {
+    case TypeId::kUtf8:
+      return StringValuesOf<int32_t>(a, true);
+    case TypeId::kBinary:
+      return StringValuesOf<int32_t>(a, false);
+    case TypeId::kLargeUtf8:
+      return StringValuesOf<int64_t>(a, true);
+    case TypeId::kLargeBinary:
+      return StringValuesOf<int64_t>(a, false);
+    default:
+      throw StatusError(Status::InvalidArgument("not a string or binary array: " + a.type.ToString()),
+                        NotFoundMeans::kBadArgument);
+  }
+}
+
 void BindRecordBatch(py::module_& m) {
   py::class_<RecordBatch>(m, "RecordBatch")
       .def(py::init(&MakeBatch), py::arg("schema"), py::arg("columns"), py::arg("num_rows") = std::nullopt)
@@ -149,6 +188,7 @@ void BindRecordBatch(py::module_& m) {
       .def_static("_import_capsules", &ImportBatchCapsules);
   m.def("_array_capsules", &ArrayCapsules);
   m.def("_import_array_capsules", &ImportArrayCapsules);
+  m.def("_string_values", &StringValues);
 }
 
 }  // namespace
