@@ -99,7 +99,11 @@ class FrameBuilder:
         from pandas.core.internals.api import make_block
 
         names = self._schema.names
-        in_blocks = sorted(self._slot)
+        others = {i: self._column(i) for i in self._parts}
+        # Object columns become blocks of their own as they are (pandas would copy them
+        # on insert); datetimes are inserted, so that pandas gives them its own units.
+        objects = [i for i, values in others.items() if values.dtype == object]
+        in_blocks = sorted(list(self._slot) + objects)
         position = {i: k for k, i in enumerate(in_blocks)}
         blocks = []
         for dtype, block in self._blocks.items():
@@ -110,10 +114,12 @@ class FrameBuilder:
             if len(members) != block.shape[0]:
                 values = values[[row for row, _ in members]]
             blocks.append(make_block(values, placement=[position[i] for _, i in members]))
+        for i in objects:
+            blocks.append(make_block(others[i].reshape(1, -1), placement=[position[i]]))
         manager = BlockManager(blocks, [pd.Index([names[i] for i in in_blocks]), pd.RangeIndex(self._rows)])
         df = pd.DataFrame(manager)
-        for i in sorted(self._parts):
-            df.insert(i, names[i], self._column(i))
+        for i in sorted(set(others) - set(objects)):
+            df.insert(i, names[i], others[i])
         return df
 
 
