@@ -10,6 +10,9 @@ SHELL := /bin/bash
 # paths hashed relative to the checkout, two clones share them too.
 LAUNCHER := $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR ?= $(CURDIR)
+# The interpreter the Python module is built for and tested with: the system one, which
+# sees the distribution's numpy/pandas/pytest/av (a pyenv python3 on PATH does not).
+PYTHON ?= /usr/bin/python3
 # What `make demo` needs, and nothing else: a newcomer sees results in minutes.
 DEMO_TARGETS := lancet lancet_video_ffmpeg
 
@@ -22,24 +25,25 @@ deps:
 
 # -O2 as RelWithDebInfo but without debug info, which slows compiling and linking.
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' '-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG' $(LAUNCHER)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release '-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG' '-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG' \
+	  -DPython3_EXECUTABLE=$(PYTHON) $(LAUNCHER)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Everything: the interop tests against the reference and the blob ingest memory bound
-# (release CLI and benchmarks),
+# Everything: the interop tests against the reference, the blob ingest memory bound and
+# the Python module's suite (release CLI, benchmarks and module),
 # then one clang build with ASan+UBSan (and libFuzzer instrumentation) that runs every
 # unit test and every fuzzer. The unit tests run only there, to keep CI within its time
 # budget; `make unit-test` runs them on the optimized build.
 test: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress
-	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress'
+	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress _lancet
+	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress|python'
 	$(MAKE) s3-test
 	$(MAKE) asan-test
 
 unit-test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE interop
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'interop|python'
 
 # The S3 store and the store-parameterised dataset suites against a Ceph radosgw on
 # 127.0.0.1 (scripts/s3-server.sh installs and starts it; stopped whatever happens).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Lancet needs to build and test on Debian 12, idempotently:
-# the compiler toolchain and libraries from apt, and (for the interop tests and the
-# demo) node >= 20 plus the reference peer from npm. Prints what it does on stderr.
+# the compiler toolchain and libraries from apt (with Python's headers, pybind11 and the
+# Python packages the module's tests use), and (for the interop tests and the demo)
+# node >= 20 plus the reference peer from npm. Prints what it does on stderr.
 #
 #   scripts/install-deps.sh [--no-peer] [--s3 | --s3-only]
 #
@@ -30,6 +31,7 @@ APT_PACKAGES=(
   libtiff-dev libgif-dev libwebp-dev libpoppler-cpp-dev
   libstemmer-dev
   avro-bin python3-avro
+  python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest python3-av python3-pil
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
