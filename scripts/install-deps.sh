@@ -32,6 +32,7 @@ APT_PACKAGES=(
   libstemmer-dev
   avro-bin python3-avro
   python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest python3-av python3-pil
+  python3-dask python3-distributed python3-torch
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

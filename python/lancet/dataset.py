@@ -208,6 +208,13 @@ class Dataset:
                     raise
         return out
 
+    def video_info(self, column, ids=None, addresses=None, indices=None):
+        """Per row of a video column (ingested through the video plugin), a dict of
+        frame_count, fps, duration, width, height, codec and gop_count read from its
+        blob_info, without decoding; None for a null video."""
+        keys, by_address = self._blob_keys(ids, addresses, indices)
+        return _lancet.video_info(self._handle, column, keys.tolist(), by_address)
+
     def extract_frames(self, column, rows, window=None, frames=None, timestamps=None, keyframes_only=False,
                        pixel_format="rgb24", width=0, height=0, plugin=None, rows_are="ids"):
         """Decodes video frames of rows of a column ingested through the video plugin.

@@ -11,4 +11,6 @@ PYBIND11_MODULE(_lancet, m) {
   lancet::python::RegisterWrite(m);
   lancet::python::RegisterBlob(m);
   lancet::python::RegisterMedia(m);
+  lancet::python::RegisterFragments(m);
+  lancet::python::RegisterVideoInfo(m);
 }

@@ -12,5 +12,7 @@ void RegisterDataset(pybind11::module_& m);
 void RegisterWrite(pybind11::module_& m);
 void RegisterBlob(pybind11::module_& m);
 void RegisterMedia(pybind11::module_& m);
+void RegisterFragments(pybind11::module_& m);
+void RegisterVideoInfo(pybind11::module_& m);
 
 }  // namespace lancet::python
