@@ -110,11 +110,38 @@ class Dataset:
     # ---- reading ----------------------------------------------------------------
 
     def scanner(self, columns=None, filter=None, limit=None, offset=None, batch_size=None, with_row_id=False,
-                with_row_address=False, fragment_ids=None, batch_readahead=None, io_parallelism=None):
-        """A Scanner over the rows that pass `filter` (SQL-like, see docs/filters.md)."""
+                with_row_address=False, fragment_ids=None, batch_readahead=None, io_parallelism=None, nearest=None,
+                full_text_query=None):
+        """A Scanner over the rows that pass `filter` (SQL-like, see docs/filters.md).
+
+        nearest: {"column": .., "q": vector (or a list of them), "k": 10, "metric": "l2",
+          "nprobes": .., "refine_factor": .., "ef": .., "use_index": True,
+          "prefilter": True}: the k nearest rows (through a vector index where one
+          exists), with a ``_distance`` column.
+        full_text_query: a string, or {"query": .., "column": ..}: the best BM25 matches
+          (limit of them, default 10), with a ``_score`` column.
+        """
         return Scanner(self, columns=columns, filter=filter, limit=limit, offset=offset, batch_size=batch_size,
                        with_row_id=with_row_id, with_row_address=with_row_address, fragment_ids=fragment_ids,
-                       batch_readahead=batch_readahead, io_parallelism=io_parallelism)
+                       batch_readahead=batch_readahead, io_parallelism=io_parallelism, nearest=nearest,
+                       full_text_query=full_text_query)
+
+    def create_index(self, column, index_type, name=None, metric=None, replace=True, **params):
+        """Builds an index on `column` and commits it (a new version), as pylance does:
+        index_type "BTREE", "BITMAP", "LABEL_LIST", "ZONEMAP", "BLOOMFILTER", "NGRAM",
+        "IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_HNSW_SQ", ... or "INVERTED"/"FTS"; params
+        are the type's (num_partitions=, num_sub_vectors=, with_position=, ...)."""
+        name = _lancet.create_index(self._handle, column, str(index_type).lower(), name=name or "", replace=replace,
+                                    params={k: _param(v) for k, v in params.items()}, metric=(metric or "").lower())
+        self._moved_to(self.latest_version)
+        return name
+
+    def create_scalar_index(self, column, index_type="BTREE", name=None, replace=True, **params):
+        return self.create_index(column, index_type, name=name, replace=replace, **params)
+
+    def list_indices(self):
+        """Dicts of name, type, column, num_segments, num_indexed_rows, num_unindexed_rows."""
+        return _lancet.list_indices(self._handle)
 
     def to_batches(self, **scan_args):
         return self.scanner(**scan_args).to_batches()
@@ -307,6 +334,12 @@ class Tags:
         return f"lancet.Tags({self.list()})"
 
 
+def _param(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def _sql_value(v):
     """Update values: strings are SQL expressions (as in pylance); other values literals."""
     if isinstance(v, str):
@@ -366,6 +399,12 @@ class Scanner:
             io_parallelism=options.get("io_parallelism"),
             batch_readahead=options.get("batch_readahead"),
         )
+        self._nearest = options.get("nearest")
+        self._text = options.get("full_text_query")
+        if self._nearest is not None and self._text is not None:
+            raise ValueError("give nearest or full_text_query, not both")
+        if self._nearest is not None and not isinstance(self._nearest, dict):
+            raise ValueError("nearest must be a dict with at least 'q'")
         for key in ("limit", "offset", "batch_size"):
             value = self._options[key]
             if value is not None and (not isinstance(value, (int, np.integer)) or value < 0):
@@ -373,30 +412,52 @@ class Scanner:
 
     def to_reader(self):
         """A RecordBatchReader: batches are read and decoded as it is iterated."""
-        return RecordBatchReader(self._dataset._handle.scan(**self._options))
+        return RecordBatchReader(self._open())
 
     def to_batches(self):
         """An iterator of RecordBatch, streamed; stopping early ends the scan."""
-        reader = self._dataset._handle.scan(**self._options)
-        return _batches(reader)
+        return _batches(self._open())
 
     def to_table(self):
-        reader = self._dataset._handle.scan(**self._options)
+        reader = self._open()
         return Table([RecordBatch(b) for b in reader], reader.schema)
 
     def to_pandas(self):
         """A pandas DataFrame. Without a filter the row count is known up front, and
         batches are converted (copied into pandas' blocks) as the scan streams them."""
-        reader = self._dataset._handle.scan(**self._options)
+        reader = self._open()
         try:
             return to_dataframe(reader.schema, (RecordBatch(b) for b in reader), self._known_rows())
         finally:
             reader.close()
 
+    def _open(self):
+        o = self._options
+        if self._nearest is None and self._text is None:
+            return self._dataset._handle.scan(**o)
+        common = dict(columns=o["columns"], filter=o["filter"], offset=o["offset"] or 0, with_row_id=o["with_row_id"])
+        if self._nearest is not None:
+            n = dict(self._nearest)
+            q = np.asarray(n.pop("q"), dtype=np.float32)
+            vectors = q.reshape(1, -1) if q.ndim == 1 else q
+            prefilter = n.pop("prefilter", True)
+            unknown = set(n) - {"column", "k", "metric", "nprobes", "refine_factor", "ef", "use_index"}
+            if unknown:
+                raise ValueError(f"nearest: unknown keys {sorted(unknown)}")
+            return _lancet.vector_search(self._dataset._handle, column=n.get("column") or "",
+                                         vectors=vectors.tolist(), k=int(n.get("k", o["limit"] or 10)),
+                                         metric=(n.get("metric") or "").lower(), nprobes=int(n.get("nprobes") or 0),
+                                         refine_factor=n.get("refine_factor"), ef=int(n.get("ef") or 0),
+                                         use_index=bool(n.get("use_index", True)), postfilter=not prefilter,
+                                         **common)
+        text, column = (self._text, "") if isinstance(self._text, str) else (self._text["query"],
+                                                                              self._text.get("column", ""))
+        return _lancet.text_search(self._dataset._handle, column=column, text=text, k=int(o["limit"] or 10), **common)
+
     def _known_rows(self):
         """The rows the scan will give, when the manifest alone says (no filter)."""
         o = self._options
-        if o["filter"]:
+        if o["filter"] or self._nearest is not None or self._text is not None:
             return None
         fragments = self._dataset.fragments()
         if o["fragment_ids"] is not None:
@@ -406,6 +467,8 @@ class Scanner:
         return rows if o["limit"] is None else min(rows, o["limit"])
 
     def count_rows(self):
+        if self._nearest is not None or self._text is not None:
+            return sum(b.num_rows for b in self._open())
         reader = self._dataset._handle.scan(**dict(self._options, columns=["_rowaddr"]))
         return sum(b.num_rows for b in reader)
 
@@ -417,7 +480,7 @@ class Scanner:
         return schema
 
     def __arrow_c_stream__(self, requested_schema=None):
-        return self._dataset._handle.scan(**self._options).__arrow_c_stream__(requested_schema)
+        return self._open().__arrow_c_stream__(requested_schema)
 
 
 def _batches(reader):

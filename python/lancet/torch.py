@@ -138,5 +138,9 @@ def _tensor(batch, name):
     values = batch.to_numpy(name)
     # torch has no unsigned types past uint8; those stay numpy-converted lists.
     if values.dtype.kind in "bf" or values.dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8):
-        return torch.from_numpy(np.ascontiguousarray(values))
+        # A view of this batch's own scan output, which nothing else reads: writable in
+        # practice though numpy marks the view read-only.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(np.ascontiguousarray(values))
     return values.tolist()

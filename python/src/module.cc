@@ -13,4 +13,5 @@ PYBIND11_MODULE(_lancet, m) {
   lancet::python::RegisterMedia(m);
   lancet::python::RegisterFragments(m);
   lancet::python::RegisterVideoInfo(m);
+  lancet::python::RegisterSearch(m);
 }

@@ -14,5 +14,6 @@ void RegisterBlob(pybind11::module_& m);
 void RegisterMedia(pybind11::module_& m);
 void RegisterFragments(pybind11::module_& m);
 void RegisterVideoInfo(pybind11::module_& m);
+void RegisterSearch(pybind11::module_& m);
 
 }  // namespace lancet::python

@@ -80,3 +80,17 @@ def test_rows_split_between_workers(tmp_path):
     assert sorted(seen) == list(range(n))
     filtered = [b["id"] for b in lancet.torch.Rows(ds, columns=["id"], filter="id < 10")]
     assert torch.cat(filtered).tolist() == list(range(10))
+
+
+def test_workers_fork_after_the_parent_used_its_thread_pools(tmp_path):
+    # Scans and an index build in the parent start Lancet's thread pools; forked
+    # DataLoader workers must get their own (regression: they hung on the parent's).
+    n = 3000
+    ds = lancet.write_dataset({"id": np.arange(n), "vec": np.random.rand(n, 8).astype(np.float32)},
+                              str(tmp_path / "f.lance"), max_rows_per_file=500)
+    assert ds.to_table(io_parallelism=8).num_rows == n
+    ds.create_index("vec", "IVF_PQ", num_partitions=2, num_sub_vectors=2)
+    ds.create_scalar_index("id")
+    rows = lancet.torch.Rows(ds, columns=["id"], batch_size=100)
+    seen = [b["id"] for b in DataLoader(rows, batch_size=None, num_workers=2, timeout=60)]
+    assert sorted(torch.cat(seen).tolist()) == list(range(n))

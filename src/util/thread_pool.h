@@ -23,12 +23,17 @@ class ThreadPool {
   size_t size() const { return workers_.size(); }
 
   /// The process-wide pool for I/O (8 threads: reads mostly wait, not compute).
+  /// Per process: a child made by fork() (Python's multiprocessing, PyTorch's
+  /// DataLoader workers) gets pools of its own on first use, since the parent's threads
+  /// do not exist there and tasks queued to them would never run.
   static ThreadPool& Io();
-  /// The process-wide pool for decoding: one thread per core.
+  /// The process-wide pool for decoding: one thread per core (per process, as Io()).
   static ThreadPool& Cpu();
 
  private:
   void Loop();
+  static int OwnerPid(const ThreadPool& pool);
+  const int owner_pid_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
