@@ -5,8 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
+#include <thread>
 
 #include "util/thread_pool.h"
 
@@ -22,9 +25,35 @@ int RunsATask(ThreadPool& pool) {
   return f.get() == 7 ? 0 : 3;
 }
 
+// Returns once every thread of `pool` has started and run a task. A fork while a
+// thread is still starting can leave the child's thread machinery locked (ASan's
+// thread registry is), which is not what this test is about.
+void EveryThreadStarted(ThreadPool& pool) {
+  struct Shared {
+    std::atomic<size_t> arrived{0};
+    std::promise<void> all;
+    std::atomic<size_t> left;
+  };
+  const size_t n = pool.size();
+  auto shared = std::make_shared<Shared>();
+  shared->left = n;
+  for (size_t i = 0; i < n; ++i) {
+    pool.Submit([shared, n] {
+      // All n tasks running at once means n threads are up.
+      shared->arrived.fetch_add(1);
+      while (shared->arrived.load() < n) std::this_thread::yield();
+      if (shared->left.fetch_sub(1) == 1) shared->all.set_value();
+    });
+  }
+  shared->all.get_future().wait();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // back to waiting for work
+}
+
 TEST(ThreadPoolFork, ChildGetsPoolsOfItsOwn) {
   ASSERT_EQ(RunsATask(ThreadPool::Io()), 0);
   ASSERT_EQ(RunsATask(ThreadPool::Cpu()), 0);
+  EveryThreadStarted(ThreadPool::Io());
+  EveryThreadStarted(ThreadPool::Cpu());
   ThreadPool* parent_io = &ThreadPool::Io();
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
