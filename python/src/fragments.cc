@@ -10,24 +10,17 @@
 #include "lancet/table/fragment_write.h"
 #include "module.h"
 #include "readers.h"
+#include "write_mode.h"
 
 namespace lancet::python {
 namespace {
 
 namespace py = pybind11;
 
-table::WriteMode Mode(const std::string& mode) {
-  if (mode == "create") return table::WriteMode::kCreate;
-  if (mode == "append") return table::WriteMode::kAppend;
-  if (mode == "overwrite") return table::WriteMode::kOverwrite;
-  throw StatusError(Status::InvalidArgument("mode '" + mode + "': expected create, append or overwrite"),
-                    NotFoundMeans::kBadArgument);
-}
-
 table::WriteParams Params(const std::string& mode, uint64_t max_rows_per_file, bool enable_stable_row_ids,
                           const io::StorageOptions& storage_options) {
   table::WriteParams params;
-  params.mode = Mode(mode);
+  params.mode = ParseWriteMode(mode);
   params.max_rows_per_file = max_rows_per_file;
   params.enable_stable_row_ids = enable_stable_row_ids;
   params.storage_options = storage_options;

@@ -16,19 +16,21 @@
 #include "lancet/table/write.h"
 #include "module.h"
 #include "readers.h"
+#include "write_mode.h"
 
 namespace lancet::python {
-namespace {
 
-namespace py = pybind11;
-
-table::WriteMode ParseMode(const std::string& mode) {
+table::WriteMode ParseWriteMode(const std::string& mode) {
   if (mode == "create") return table::WriteMode::kCreate;
   if (mode == "append") return table::WriteMode::kAppend;
   if (mode == "overwrite") return table::WriteMode::kOverwrite;
   throw StatusError(Status::InvalidArgument("mode '" + mode + "': expected create, append or overwrite"),
                     NotFoundMeans::kBadArgument);
 }
+
+namespace {
+
+namespace py = pybind11;
 
 table::StorageVersion ParseStorageVersion(const std::string& v) {
   if (v == "2.2" || v == "stable") return table::StorageVersion::k2_2;
@@ -45,7 +47,7 @@ uint64_t WriteDataset(const std::string& uri, PyReader& source, const std::strin
                       const std::map<std::string, Thresholds>& blob_columns, const io::StorageOptions& storage_options,
                       const std::map<std::string, std::string>& media, int max_commit_attempts) {
   table::WriteParams params;
-  params.mode = ParseMode(mode);
+  params.mode = ParseWriteMode(mode);
   params.max_rows_per_file = max_rows_per_file;
   params.enable_stable_row_ids = enable_stable_row_ids;
   params.storage_version = ParseStorageVersion(storage_version);
