@@ -17,8 +17,10 @@ namespace lancet_video {
 namespace {
 
 // Bit-exact bicubic: the same flags give the same pixels on every CPU, which the tests and
-// docs/video-plugin.md rely on.
-constexpr int kSwsFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT;
+// docs/video-plugin.md rely on. The fast flags are PyAV's default, for loaders that
+// want throughput over reproducibility.
+constexpr int kExactSwsFlags = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_BITEXACT;
+constexpr int kFastSwsFlags = SWS_BILINEAR;
 
 AVPixelFormat OutputFormat(uint8_t pix) {
   switch (pix) {
@@ -190,9 +192,10 @@ class FrameCollector {
     uint32_t ow, oh;
     OutputSize(request_, static_cast<uint32_t>(frame->width), static_cast<uint32_t>(frame->height), &ow, &oh);
     const AVPixelFormat dst = OutputFormat(request_.pixel_format);
-    codec_.sws =
-        sws_getCachedContext(codec_.sws, frame->width, frame->height, static_cast<AVPixelFormat>(frame->format),
-                             static_cast<int>(ow), static_cast<int>(oh), dst, kSwsFlags, nullptr, nullptr, nullptr);
+    codec_.sws = sws_getCachedContext(
+        codec_.sws, frame->width, frame->height, static_cast<AVPixelFormat>(frame->format), static_cast<int>(ow),
+        static_cast<int>(oh), dst, (request_.flags & LANCET_VIDEO_FLAG_FAST_CONVERT) ? kFastSwsFlags : kExactSwsFlags,
+        nullptr, nullptr, nullptr);
     if (codec_.sws == nullptr) Fail(LANCET_MEDIA_ENOTSUP, "libswscale cannot convert this picture format");
     if (ow != planes_w_ || oh != planes_h_) {
       av_freep(&codec_.planes[0]);

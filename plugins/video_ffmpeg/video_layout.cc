@@ -384,7 +384,12 @@ Request ReadRequest(const uint8_t* data, uint64_t size) {
   if (r.kind < LANCET_VIDEO_REQ_WINDOW || r.kind > LANCET_VIDEO_REQ_CLIP) {
     Fail(LANCET_MEDIA_EINVAL, "request kind " + std::to_string(r.kind) + " is unknown");
   }
-  if ((r.flags & ~LANCET_VIDEO_FLAG_KEYFRAMES_ONLY) != 0) Fail(LANCET_MEDIA_EINVAL, "request has unknown flags");
+  if ((r.flags & ~(LANCET_VIDEO_FLAG_KEYFRAMES_ONLY | LANCET_VIDEO_FLAG_FAST_CONVERT)) != 0) {
+    Fail(LANCET_MEDIA_EINVAL, "request has unknown flags");
+  }
+  if ((r.flags & LANCET_VIDEO_FLAG_FAST_CONVERT) && r.kind == LANCET_VIDEO_REQ_CLIP) {
+    Fail(LANCET_MEDIA_EINVAL, "the fast-convert flag applies to decoded frames, not to clips");
+  }
   if ((r.flags & LANCET_VIDEO_FLAG_KEYFRAMES_ONLY) && r.kind != LANCET_VIDEO_REQ_WINDOW &&
       r.kind != LANCET_VIDEO_REQ_TIMESTAMPS) {
     Fail(LANCET_MEDIA_EINVAL, "the keyframes-only flag applies to window and timestamps requests only");

@@ -36,7 +36,7 @@ std::shared_ptr<media::MediaPlugin> LoadPlugin(const std::string& library) {
 
 media::FrameRequest MakeRequest(const std::string& kind, double t0, double t1, std::vector<uint64_t> frames,
                                 std::vector<double> timestamps, bool keyframes_only, const std::string& pixel_format,
-                                uint32_t width, uint32_t height) {
+                                uint32_t width, uint32_t height, bool exact) {
   media::FrameRequest r;
   if (kind == "window") {
     r = media::FrameRequest::Window(t0, t1);
@@ -60,6 +60,7 @@ media::FrameRequest MakeRequest(const std::string& kind, double t0, double t1, s
   }
   r.width = width;
   r.height = height;
+  r.exact = exact;
   return r;
 }
 
@@ -67,9 +68,9 @@ media::FrameRequest MakeRequest(const std::string& kind, double t0, double t1, s
 py::list ExtractFrames(const PyDataset& d, const std::string& column, const std::vector<uint64_t>& rows,
                        const std::string& plugin_library, const std::string& kind, double t0, double t1,
                        std::vector<uint64_t> frames, std::vector<double> timestamps, bool keyframes_only,
-                       const std::string& pixel_format, uint32_t width, uint32_t height, bool by_address) {
-  const media::FrameRequest request =
-      MakeRequest(kind, t0, t1, std::move(frames), std::move(timestamps), keyframes_only, pixel_format, width, height);
+                       const std::string& pixel_format, uint32_t width, uint32_t height, bool by_address, bool exact) {
+  const media::FrameRequest request = MakeRequest(kind, t0, t1, std::move(frames), std::move(timestamps),
+                                                  keyframes_only, pixel_format, width, height, exact);
   std::shared_ptr<media::MediaPlugin> plugin = LoadPlugin(plugin_library);
   media::ExtractOptions options;
   options.key = by_address ? table::RowKey::kRowAddress : table::RowKey::kRowId;
@@ -97,7 +98,8 @@ void RegisterMedia(py::module_& m) {
   m.def("extract_frames", &ExtractFrames, py::arg("dataset"), py::arg("column"), py::arg("rows"), py::arg("plugin"),
         py::arg("kind"), py::arg("t0") = 0.0, py::arg("t1") = 0.0, py::arg("frames") = std::vector<uint64_t>{},
         py::arg("timestamps") = std::vector<double>{}, py::arg("keyframes_only") = false,
-        py::arg("pixel_format") = "rgb24", py::arg("width") = 0, py::arg("height") = 0, py::arg("by_address") = false);
+        py::arg("pixel_format") = "rgb24", py::arg("width") = 0, py::arg("height") = 0, py::arg("by_address") = false,
+        py::arg("exact") = true);
 #ifdef LANCET_BUILD_PLUGIN_DIR
   m.attr("_build_plugin_dir") = LANCET_BUILD_PLUGIN_DIR;
 #endif

@@ -57,6 +57,31 @@ def test_frame_clips_match_pyav(videos, small_mp4):
         lancet.torch.FrameClips(videos, "video", clip_len=0)
 
 
+def test_a_batch_of_clips_decodes_in_parallel_to_the_same_tensors(videos):
+    clips = lancet.torch.FrameClips(videos, "video", clip_len=4, stride=3)
+    picks = [11, 0, 5, 5, -1, 7]
+    batch = clips.__getitems__(picks)
+    assert len(batch) == len(picks)
+    for i, x in zip(picks, batch):
+        torch.testing.assert_close(x, clips[i])
+    # DataLoader(batch_size) goes through __getitems__: the same clips as one at a time.
+    got = torch.cat(list(DataLoader(clips, batch_size=5, num_workers=0)))
+    torch.testing.assert_close(got, torch.stack([clips[i] for i in range(len(clips))]))
+    with pytest.raises(IndexError):
+        clips.__getitems__([0, 12])
+
+
+def test_exact_clips_are_extract_frames_bit_for_bit_and_fast_ones_close(videos):
+    exact = lancet.torch.FrameClips(videos, "video", clip_len=4, stride=3, exact=True)
+    fast = lancet.torch.FrameClips(videos, "video", clip_len=4, stride=3)
+    frames = videos.extract_frames("video", [0], frames=range(3, 7))[0]
+    np.testing.assert_array_equal(exact[1].numpy(), np.stack(frames))
+    diff = np.abs(fast[1].numpy().astype(np.int16) - exact[1].numpy().astype(np.int16))
+    assert diff.mean() < 8  # chroma rounds differently at the sharp edges of testsrc
+    fast_frames = videos.extract_frames("video", [0], frames=range(3, 7), exact=False)[0]
+    np.testing.assert_array_equal(fast[1].numpy(), np.stack(fast_frames))
+
+
 def test_frame_clips_in_worker_processes(videos):
     clips = lancet.torch.FrameClips(videos, "video", clip_len=5, stride=5)
     loader = DataLoader(clips, batch_size=2, num_workers=2)

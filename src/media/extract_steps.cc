@@ -3,6 +3,8 @@
 #include <limits>
 #include <map>
 
+#include "util/thread_pool.h"
+
 namespace lancet::media {
 
 std::string RowName(const ExtractOptions& options, uint64_t row) {
@@ -78,16 +80,25 @@ Result<std::vector<std::optional<DecodedOutput>>> ReadAndDecode(
   }
   StepTimer timer(&stats->decode_ns);
   std::vector<std::optional<DecodedOutput>> out(resolved.size());
-  for (size_t p = 0; p < plans.size(); ++p) {
+  // Rows decode independently (plugins take concurrent decodes, media_plugin.h), and a
+  // decode is mostly one core's work: the rows of a call spread over the cores.
+  std::vector<Status> status(plans.size());
+  ParallelFor(ThreadPool::Cpu(), plans.size(), ThreadPool::Cpu().size(), [&](size_t p) {
     const RowPlan& plan = plans[p];
     const auto& info = *resolved[plan.row]->info;
-    const std::vector<BufferPtr>& all = objects[plan.object].bytes;
+    const std::vector<BufferPtr>& all = objects.at(plan.object).bytes;
     std::vector<BufferPtr> row_bytes(
         all.begin() + static_cast<std::ptrdiff_t>(first_read[p]),
         all.begin() + static_cast<std::ptrdiff_t>(first_read[p] + plan.blob_ranges.size()));
-    ASSIGN_OR_RETURN(out[plan.row], plugin.Decode(request, info.stream_info->span(), info.entries->span(),
-                                                  plan.blob_ranges, row_bytes));
-  }
+    Result<DecodedOutput> got =
+        plugin.Decode(request, info.stream_info->span(), info.entries->span(), plan.blob_ranges, row_bytes);
+    if (got.ok()) {
+      out[plan.row] = std::move(got).value();
+    } else {
+      status[p] = got.status();
+    }
+  });
+  for (const Status& st : status) RETURN_IF_ERROR(st);
   return out;
 }
 

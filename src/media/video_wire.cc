@@ -30,7 +30,8 @@ std::vector<uint8_t> Header(uint8_t kind, const FrameRequest& r) {
   Store<uint32_t>(out, LANCET_VIDEO_REQUEST_MAGIC);
   Store<uint16_t>(out, 1);
   out.push_back(kind);
-  out.push_back(r.keyframes_only ? LANCET_VIDEO_FLAG_KEYFRAMES_ONLY : 0);
+  out.push_back(static_cast<uint8_t>((r.keyframes_only ? LANCET_VIDEO_FLAG_KEYFRAMES_ONLY : 0) |
+                                     (r.exact ? 0 : LANCET_VIDEO_FLAG_FAST_CONVERT)));
   out.push_back(static_cast<uint8_t>(r.format));
   out.insert(out.end(), 3, 0);
   Store<uint32_t>(out, r.width);
@@ -124,9 +125,8 @@ Result<std::vector<FrameRecord>> ParseFrameRecords(std::span<const uint8_t> m, u
   const uint64_t count = U32(m, 8);
   if (header < LANCET_VIDEO_FRAMES_HEADER_SIZE || header > m.size() ||
       count > (m.size() - header) / LANCET_VIDEO_FRAME_RECORD_SIZE) {
-    return Status::Corruption("decoded frames header (size " + std::to_string(header) + ", " +
-                              std::to_string(count) + " records) does not fit its " + std::to_string(m.size()) +
-                              " bytes");
+    return Status::Corruption("decoded frames header (size " + std::to_string(header) + ", " + std::to_string(count) +
+                              " records) does not fit its " + std::to_string(m.size()) + " bytes");
   }
   std::vector<FrameRecord> out;
   out.reserve(count);

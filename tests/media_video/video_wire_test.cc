@@ -52,6 +52,9 @@ TEST(VideoWire, WindowRequestLayout) {
   EXPECT_EQ(Get<uint32_t>(b, 20), 2u);
   EXPECT_EQ(Get<double>(b, 24), 1.5);
   EXPECT_EQ(Get<double>(b, 32), 2.0);
+  r.exact = false;
+  ASSERT_OK_AND_ASSIGN(auto fast, EncodeFrameRequest(r));
+  EXPECT_EQ(fast[7], LANCET_VIDEO_FLAG_KEYFRAMES_ONLY | LANCET_VIDEO_FLAG_FAST_CONVERT);
 }
 
 TEST(VideoWire, FramesTimestampsAndClipRequests) {
@@ -85,7 +88,7 @@ TEST(VideoWire, BadSelectionsAreRefused) {
   FrameRequest bad = FrameRequest::Window(0, 1);
   bad.format = static_cast<PixelFormat>(9);
   EXPECT_TRUE(EncodeFrameRequest(bad).status().IsInvalidArgument());
-  EXPECT_TRUE(EncodeClipRequest(1, 1).status().IsInvalidArgument());  // an empty clip
+  EXPECT_TRUE(EncodeClipRequest(1, 1).status().IsInvalidArgument());   // an empty clip
   EXPECT_OK(EncodeFrameRequest(FrameRequest::Window(1, 1)).status());  // an empty window is no frame
 }
 

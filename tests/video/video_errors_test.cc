@@ -53,6 +53,10 @@ TEST_F(VideoErrorsTest, BadRequestsAreRefused) {
   EXPECT_TRUE(refused(WindowRequest(0, 1, {.flags = 0x80})));      // unknown flag
   EXPECT_TRUE(refused(WindowRequest(0, 1, {.width = 1u << 20})));  // absurd size
   EXPECT_TRUE(refused(FramesRequest({1}, {.flags = LANCET_VIDEO_FLAG_KEYFRAMES_ONLY})));
+  EXPECT_FALSE(refused(FramesRequest({1}, {.flags = LANCET_VIDEO_FLAG_FAST_CONVERT})));
+  auto fast_clip = ClipRequest(0, 1);
+  fast_clip[7] = LANCET_VIDEO_FLAG_FAST_CONVERT;  // a remux converts no pixels
+  EXPECT_TRUE(refused(fast_clip));
   auto clip = ClipRequest(0, 1);
   clip[6] = 9;  // unknown kind
   EXPECT_TRUE(refused(clip));

@@ -275,6 +275,27 @@ TEST_P(VideoFormatsTest, OneFrameMatchesTheFfmpegCli) {
   EXPECT_GE(Psnr(ours, cli), 40.0);
 }
 
+TEST_P(VideoFormatsTest, FastConversionIsCloseToTheExactOne) {
+  const size_t k = std::min<size_t>(10, ref_->size() - 1);
+  ASSERT_OK_AND_ASSIGN(auto exact, Extract(*plugin_, blob_, FramesRequest({k})));
+  ASSERT_OK_AND_ASSIGN(auto fast,
+                       Extract(*plugin_, blob_, FramesRequest({k}, {.flags = LANCET_VIDEO_FLAG_FAST_CONVERT})));
+  EXPECT_EQ(fast.ranges, exact.ranges);
+  std::vector<FrameRecord> a, b;
+  ASSERT_TRUE(ParseFrames(exact.out.metadata, exact.out.data->size(), &a));
+  ASSERT_TRUE(ParseFrames(fast.out.metadata, fast.out.data->size(), &b));
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].index, a[0].index);
+  EXPECT_EQ(b[0].pts, a[0].pts);
+  EXPECT_EQ(b[0].size, a[0].size);
+  const std::vector<uint8_t> x(exact.out.data->data(), exact.out.data->data() + exact.out.data->size());
+  const std::vector<uint8_t> y(fast.out.data->data(), fast.out.data->data() + fast.out.data->size());
+  // The same picture, rounded differently (bilinear chroma, SIMD yuv2rgb): far above
+  // the ~10 dB of a wrong frame, below the exact path's bit-for-bit.
+  EXPECT_GE(Psnr(x, y), 30.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Videos, VideoFormatsTest, ::testing::ValuesIn(kVideoCases),
                          [](const auto& info) { return CaseName(info.param); });
 

@@ -40,9 +40,13 @@ struct FrameRequest {
   std::vector<double> timestamps;
   bool keyframes_only = false;  // only the keyframes among the selected frames
   PixelFormat format = PixelFormat::kRgb24;
-  uint32_t width = 0;   // 0 = source (both 0: source size; one 0: keep the aspect ratio)
+  uint32_t width = 0;  // 0 = source (both 0: source size; one 0: keep the aspect ratio)
   uint32_t height = 0;
   uint32_t threads = 0;  // decoder threads, 0 = the plugin's default
+  // true: bit-exact bicubic conversion (the same pixels on every CPU, as the ffmpeg CLI's
+  // bitexact flags); false: libswscale's fast path, about 3x cheaper, what PyAV and
+  // torchvision use, for training loaders.
+  bool exact = true;
 
   static FrameRequest Window(double t0, double t1);
   static FrameRequest Frames(std::vector<uint64_t> indices);
@@ -102,8 +106,8 @@ struct Clip {
 /// \brief [t0, t1) of row `row` as MP4 bytes. The clip starts at the keyframe at or
 /// before t0, so it may begin earlier than t0. Errors: NotFound for a null blob; as
 /// ExtractFrames otherwise (an empty window is InvalidArgument).
-Result<Clip> ExtractClip(const table::Dataset& dataset, const std::string& column, uint64_t row, double t0,
-                         double t1, const MediaPlugin& plugin, const ExtractOptions& options = {});
+Result<Clip> ExtractClip(const table::Dataset& dataset, const std::string& column, uint64_t row, double t0, double t1,
+                         const MediaPlugin& plugin, const ExtractOptions& options = {});
 
 /// ExtractClip writing the MP4 to `path` (created or truncated). IOError names the path.
 Result<Clip> ExtractClipToFile(const table::Dataset& dataset, const std::string& column, uint64_t row, double t0,
