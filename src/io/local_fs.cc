@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "io/mapped_pages.h"
 #include "lancet/io/object_store.h"
 
 namespace lancet::io {
@@ -19,13 +20,16 @@ namespace fs = std::filesystem;
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-// A read-only mapping of a whole file, shared by the buffers ReadAt hands out.
-struct Mapping {
-  void* base = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (base != nullptr) ::munmap(base, size);
-  }
+// Reads at least this long report their pages when their buffer goes (mapped_pages.h):
+// smaller ones are mostly metadata read again soon.
+constexpr uint64_t kReleaseAtLeast = 64 * 1024;
+
+// One large read of a mapping, handing its pages to the resident budget when released.
+struct MappedRange {
+  std::shared_ptr<Mapping> mapping;
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+  ~MappedRange() { ReleaseMappedRange(mapping, data, size); }
 };
 
 class LocalFile final : public RandomAccessFile {
@@ -58,8 +62,10 @@ class LocalFile final : public RandomAccessFile {
     }
     if (mapping_) {
       stats_->RecordRead(length);
-      const auto* base = static_cast<const uint8_t*>(mapping_->base);
-      return BufferPtr(Buffer::Wrap(base + offset, length, mapping_));
+      const auto* data = static_cast<const uint8_t*>(mapping_->base) + offset;
+      if (length < kReleaseAtLeast) return BufferPtr(Buffer::Wrap(data, length, mapping_));
+      auto range = std::make_shared<MappedRange>(MappedRange{mapping_, data, length});
+      return BufferPtr(Buffer::Wrap(data, length, std::move(range)));
     }
     ASSIGN_OR_RETURN(auto buf, Buffer::Allocate(length));
     uint64_t done = 0;

@@ -119,8 +119,9 @@ class ObjectStore {
 };
 
 /// The local file system rooted at "/" (paths are absolute or relative to the cwd).
-/// Reads view a mapping of the file; with `map_reads` false they copy with pread
-/// instead, so streaming through a huge file does not grow the process's resident set.
+/// Reads view a mapping of the file (large reads give their pages back past a resident
+/// budget once released, src/io/mapped_pages.h); with `map_reads` false they copy with
+/// pread instead.
 std::shared_ptr<ObjectStore> LocalFileSystem(bool map_reads = true);
 /// A fresh in-memory store, for tests.
 std::shared_ptr<ObjectStore> NewMemoryStore();
