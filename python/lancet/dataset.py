@@ -283,9 +283,12 @@ class Dataset:
         self._handle = self._handle.checkout(version) if version != self.version else self._handle
 
     def insert(self, data, mode="append", schema=None, **write_args):
-        """Appends `data` (anything write_dataset takes), or overwrites with mode="overwrite"."""
+        """Appends `data` (anything write_dataset takes), or overwrites with mode="overwrite".
+
+        Writes with the storage_options the dataset was opened with unless given others."""
         from .write import write_dataset
 
+        write_args.setdefault("storage_options", self._handle.storage_options)
         ds = write_dataset(data, self.uri, schema=schema, mode=mode, **write_args)
         self._handle = ds._handle
 
