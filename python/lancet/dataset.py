@@ -363,7 +363,7 @@ _PLUGIN_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 def _column_plugin(schema, column):
     """The library of the plugin `column` was ingested with, looked up (by its untrusted
-    name) only in this build's and this install's plugin directories."""
+    name) only in LANCET_PLUGIN_DIR and this build's or this install's plugin directory."""
     i = schema.field_index(column)
     if i < 0:
         raise ValueError(f"no column '{column}' (columns: {', '.join(schema.names)})")
@@ -375,7 +375,8 @@ def _column_plugin(schema, column):
     if not _PLUGIN_NAME.match(name):
         raise ValueError(f"the dataset names its plugin {name!r}, which is not a plugin name; pass plugin=PATH")
     dirs = [d for d in os.environ.get("LANCET_PLUGIN_DIR", "").split(os.pathsep) if d]
-    dirs += [getattr(_lancet, "_build_plugin_dir", ""), getattr(_lancet, "_install_plugin_dir", "")]
+    package = os.path.dirname(os.path.realpath(_lancet.__file__))
+    dirs += [os.path.normpath(os.path.join(package, d)) for d in _lancet._plugin_dirs]
     for d in dirs:
         path = os.path.join(d, f"liblancet_{name}.so")
         if d and os.path.isfile(path):
