@@ -47,7 +47,7 @@ unit-test: build
 
 # The S3 store and the store-parameterised dataset suites against a Ceph radosgw on
 # 127.0.0.1 (scripts/s3-server.sh installs and starts it; stopped whatever happens).
-S3_TESTS := lancet s3_sigv4_test s3_retry_test object_store_test s3_store_test writer_test commit_test blob_written_test blob_external_s3_test extract_test s3_fault_test s3_crash_test concurrency_test fault_proxy crash_child
+S3_TESTS := lancet _lancet s3_sigv4_test s3_retry_test object_store_test s3_store_test writer_test commit_test blob_written_test blob_external_s3_test extract_test s3_fault_test s3_crash_test concurrency_test fault_proxy crash_child
 s3-test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target $(S3_TESTS)
 	@set -e; trap '$(CURDIR)/scripts/s3-server.sh stop' EXIT; eval "$$(scripts/s3-server.sh start)"; \

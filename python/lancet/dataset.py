@@ -285,9 +285,12 @@ class Dataset:
         self._handle = self._handle.checkout(version) if version != self.version else self._handle
 
     def insert(self, data, mode="append", schema=None, **write_args):
-        """Appends `data` (anything write_dataset takes), or overwrites with mode="overwrite"."""
+        """Appends `data` (anything write_dataset takes), or overwrites with mode="overwrite".
+
+        Writes with the storage_options the dataset was opened with unless given others."""
         from .write import write_dataset
 
+        write_args.setdefault("storage_options", self._handle.storage_options)
         ds = write_dataset(data, self.uri, schema=schema, mode=mode, **write_args)
         self._handle = ds._handle
 
@@ -362,7 +365,7 @@ _PLUGIN_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 def _column_plugin(schema, column):
     """The library of the plugin `column` was ingested with, looked up (by its untrusted
-    name) only in this build's and this install's plugin directories."""
+    name) only in LANCET_PLUGIN_DIR and this build's or this install's plugin directory."""
     i = schema.field_index(column)
     if i < 0:
         raise ValueError(f"no column '{column}' (columns: {', '.join(schema.names)})")
@@ -374,7 +377,8 @@ def _column_plugin(schema, column):
     if not _PLUGIN_NAME.match(name):
         raise ValueError(f"the dataset names its plugin {name!r}, which is not a plugin name; pass plugin=PATH")
     dirs = [d for d in os.environ.get("LANCET_PLUGIN_DIR", "").split(os.pathsep) if d]
-    dirs += [getattr(_lancet, "_build_plugin_dir", ""), getattr(_lancet, "_install_plugin_dir", "")]
+    package = os.path.dirname(os.path.realpath(_lancet.__file__))
+    dirs += [os.path.normpath(os.path.join(package, d)) for d in _lancet._plugin_dirs]
     for d in dirs:
         path = os.path.join(d, f"liblancet_{name}.so")
         if d and os.path.isfile(path):

@@ -157,6 +157,8 @@ void RegisterDataset(py::module_& m) {
       .def_property_readonly("schema", [](const PyDataset& d) { return d.dataset->schema(); })
       .def_property_readonly("read_schema", [](const PyDataset& d) { return d.dataset->read_schema(); })
       .def_property_readonly("stable_row_ids", [](const PyDataset& d) { return d.dataset->stable_row_ids(); })
+      // Writes through a Dataset (insert) reach the store it was opened with.
+      .def_property_readonly("storage_options", [](const PyDataset& d) { return d.storage_options; })
       .def("versions", &Versions)
       .def("tags", [](const PyDataset& d) { return Unwrap(d.dataset->ListTags()); })
       .def("checkout",

@@ -100,12 +100,15 @@ void RegisterMedia(py::module_& m) {
         py::arg("timestamps") = std::vector<double>{}, py::arg("keyframes_only") = false,
         py::arg("pixel_format") = "rgb24", py::arg("width") = 0, py::arg("height") = 0, py::arg("by_address") = false,
         py::arg("exact") = true);
+  // Relative to the package directory (python/CMakeLists.txt): a build tree's, an install's.
+  py::list plugin_dirs;
 #ifdef LANCET_BUILD_PLUGIN_DIR
-  m.attr("_build_plugin_dir") = LANCET_BUILD_PLUGIN_DIR;
+  plugin_dirs.append(LANCET_BUILD_PLUGIN_DIR);
 #endif
 #ifdef LANCET_INSTALL_PLUGIN_DIR
-  m.attr("_install_plugin_dir") = LANCET_INSTALL_PLUGIN_DIR;
+  plugin_dirs.append(LANCET_INSTALL_PLUGIN_DIR);
 #endif
+  m.attr("_plugin_dirs") = plugin_dirs;
 }
 
 }  // namespace lancet::python
