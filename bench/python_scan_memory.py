@@ -6,9 +6,9 @@
 Writes GB gigabytes (float64 columns, streamed from a generator, so the write holds one
 chunk), then drains ds.to_batches() and ds.scanner().to_reader() summing one column.
 Prints the peak RSS of each phase (VmHWM, reset between phases through
-/proc/self/clear_refs; it counts the data files' pages mapped by the reads, which the
-kernel drops at will) and the largest anonymous memory (RssAnon, sampled after every
-batch): bounded means RssAnon stays flat whatever GB is.
+/proc/self/clear_refs; it counts the data files' pages mapped by the reads, kept within
+the resident budget of src/io/mapped_pages.h) and the largest anonymous memory (RssAnon,
+sampled after every batch): bounded means both stay flat whatever GB is.
 """
 
 import argparse
