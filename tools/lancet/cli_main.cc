@@ -13,10 +13,21 @@
 #include "lancet/commands.h"
 
 namespace lancet::cli {
+namespace {
+
+// What a user asks --version for: which data this build can exchange with which Lance.
+constexpr const char* kVersionText =
+    "lancet " LANCET_VERSION
+    "\n"
+    "Lance files: reads 2.0, 2.1, 2.2 and 2.3; writes 2.2 (as Lance 12 does) and 2.3 (blob_info)\n"
+    "Lance tables: reads and writes the manifests and transactions of Lance 12 (LanceDB 0.39);\n"
+    "  a 2.3 dataset sets reader feature flag 1<<32, which older readers refuse";
+
+}  // namespace
 
 int RunMain(int argc, char** argv) {
   CLI::App app("lancet: read and write Lance datasets", "lancet");
-  app.set_version_flag("--version", "lancet " LANCET_VERSION);
+  app.set_version_flag("--version", kVersionText);
   app.require_subcommand(1);
   // Accepted before or after the command, since subcommands fall through to it.
   std::vector<std::string> storage_options;
