@@ -142,7 +142,7 @@ TEST(ImageCli, IngestThenExtractPagesRegionsAndThumbnails) {
   EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_NE(r.err.find("is not X,Y,W,H"), std::string::npos) << r.err;
   r = Lancet(tmp, "extract-image " + Quote(ds) + " --column image --row 0 --page 5 --out " + Quote(crop));
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("page 5 does not exist"), std::string::npos) << r.err;
 
   // A damaged TIFF fails the whole append, naming the file; the dataset keeps version 1.
@@ -152,7 +152,7 @@ TEST(ImageCli, IngestThenExtractPagesRegionsAndThumbnails) {
   WriteTextFile(more + "/cut.tif", a.substr(0, a.size() - 20000));
   r = Lancet(tmp, "ingest " + Quote(more) + " " + Quote(ds) +
                       " --column image --append --media image=" + Quote(mt::ImagePluginPath()));
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("cut.tif"), std::string::npos) << r.err;
   ASSERT_OK_AND_ASSIGN(auto opened, table::Dataset::Open(ds));
   EXPECT_EQ(opened->version(), 1u);

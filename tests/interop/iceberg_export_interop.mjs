@@ -380,7 +380,7 @@ await checkExport('v2 null codec', path.join(WORK, 'tbl_v2'), 2, ['--no-deflate'
 
 // A second export into an existing table is refused and leaves it readable.
 const again = spawnSync(LANCET, ['iceberg', 'export', DS, path.join(WORK, 'tbl_latest')], { encoding: 'utf8' });
-check(again.status === 1 && /already/.test(again.stderr), `export into an existing table refused: ${again.stderr}`);
+check(again.status === 2 && /already/.test(again.stderr), `export into an existing table refused: ${again.stderr}`);
 check((await icebergRead({ tableUrl: `file://${path.join(WORK, 'tbl_latest')}` })).length === scanRows(latest).length,
   'the existing table still reads');
 
@@ -390,7 +390,7 @@ fs.writeFileSync(path.join(WORK, 'u64.json'), JSON.stringify({ fields: [{ name: 
 fs.writeFileSync(path.join(WORK, 'u64.ndjson'), '{"big": "18446744073709551615"}\n');
 lancet('import', path.join(WORK, 'u64.ndjson'), bad, '--schema', path.join(WORK, 'u64.json'));
 const refused = spawnSync(LANCET, ['iceberg', 'export', bad, path.join(WORK, 'tbl_bad')], { encoding: 'utf8' });
-check(refused.status === 1 && refused.stderr.includes("'big'"), `uint64 refused naming the column: ${refused.stderr}`);
+check(refused.status === 2 && refused.stderr.includes("'big'"), `uint64 refused naming the column: ${refused.stderr}`);
 check(!fs.existsSync(path.join(WORK, 'tbl_bad/metadata/v1.metadata.json')), 'no table after a refused export');
 
 console.log(`iceberg_export_interop: ${checks} checks, ${failures} failed`);

@@ -129,22 +129,22 @@ TEST_F(VideoCli, UsageErrors) {
   const std::string ds = Quote(ds_);
   // Several frames need a pattern.
   CliRun r = Lancet(tmp_, "extract-frame " + ds + " --row 0 --window 0:1 --out " + Quote(tmp_.Join("x.png")));
-  EXPECT_EQ(r.rc, 64);
+  EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_NE(r.err.find("has no pattern"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp_.Join("x.png")));
   r = Lancet(tmp_, "extract-frame " + ds + " --row 0 --out x.png");
-  EXPECT_EQ(r.rc, 64);
+  EXPECT_EQ(r.rc, kExitUsage);
   EXPECT_NE(r.err.find("exactly one of"), std::string::npos) << r.err;
   r = Lancet(tmp_, "extract-frame " + ds + " --row 0 --at 1 --out " + Quote(tmp_.Join("%s.png")));
-  EXPECT_EQ(r.rc, 64);
+  EXPECT_EQ(r.rc, kExitUsage);
   r = Lancet(tmp_, "extract-frame " + ds + " --row 0 --frames 3,60 --out " + Quote(tmp_.Join("%d.png")));
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("60 frames"), std::string::npos) << r.err;
   r = Lancet(tmp_, "extract-frame " + ds + " --row 0 --window 9:10 --out " + Quote(tmp_.Join("%d.png")));
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("selects no frame"), std::string::npos) << r.err;
   r = Lancet(tmp_, "extract-clip " + ds + " --row 0 --window 2:1 --out " + Quote(tmp_.Join("c.mp4")));
-  EXPECT_EQ(r.rc, 64);
+  EXPECT_EQ(r.rc, kExitUsage);
   for (const char* cmd : {"extract-frame", "extract-clip"}) {
     r = Lancet(tmp_, std::string(cmd) + " --help");
     EXPECT_EQ(r.rc, 0);
@@ -165,7 +165,7 @@ TEST_F(VideoCli, CorruptVideoFailsTheIngest) {
   ASSERT_GT(a.size(), 80000u);
   WriteTextFile(more + "/broken.mp4", a.substr(0, 80000));
   CliRun r = Lancet(tmp_, "ingest " + Ingest(more, " --append"));
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("broken.mp4"), std::string::npos) << r.err;
   ASSERT_OK_AND_ASSIGN(auto ds, table::Dataset::Open(ds_));
   EXPECT_EQ(ds->version(), 1u);
@@ -185,7 +185,7 @@ TEST_F(VideoCli, DefaultPluginOnlyFromTheInstall) {
   fs::copy_file(media::testing::VideoPluginPath(), tmp_.Join("liblancet_video_ffmpeg.so"));
   const std::string args = "extract-frame " + Quote(ds_) + " --row 0 --at 0 --out " + Quote(tmp_.Join("p.png"));
   CliRun r = Lancet(tmp_, args, prefix + "/bin/lancet");
-  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.rc, kExitFailure);
   EXPECT_NE(r.err.find("is not in the install's plugin directories"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--plugin"), std::string::npos) << r.err;
   // The installed layout: <prefix>/lib/lancet/plugins.

@@ -243,7 +243,7 @@ TEST_F(BlobCommandsTest, GetAndRange) {
   EXPECT_EQ(addr.out, *values_[5]);
   // A null blob is an error and writes nothing.
   CliRun null_blob = Capture({"blob", "get", ds_, "img", "1", "8", "-o", dir_.Join("null")});
-  EXPECT_EQ(null_blob.code, 1);
+  EXPECT_EQ(null_blob.code, kExitFailure);
   EXPECT_NE(null_blob.err.find("is null"), std::string::npos) << null_blob.err;
   EXPECT_FALSE(std::filesystem::exists(dir_.Join("null")));
 
@@ -261,53 +261,53 @@ TEST_F(BlobCommandsTest, GetAndRange) {
   ASSERT_EQ(empty.code, 0) << empty.err;
   EXPECT_EQ(empty.out, "");
   CliRun past = Capture({"blob", "range", ds_, "img", "7", "--offset", "19990", "--length", "11"});
-  EXPECT_EQ(past.code, 1);
+  EXPECT_EQ(past.code, kExitFailure);
   EXPECT_NE(past.err.find("20000 bytes"), std::string::npos) << past.err;
   CliRun huge = Capture({"blob", "range", ds_, "img", "7", "--offset", "18446744073709551615", "--length", "2"});
-  EXPECT_EQ(huge.code, 1);
+  EXPECT_EQ(huge.code, kExitFailure);
 }
 
 TEST_F(BlobCommandsTest, Errors) {
   // Bad --blob specs are usage errors; nothing is written.
   for (const char* spec : {"img:inline=abc", "img:bogus=1", "img:inline=1,inline=2", ":inline=1"}) {
     CliRun r = Capture({"import", src_, ds_, "--blob", spec});
-    EXPECT_EQ(r.code, 64) << spec;
+    EXPECT_EQ(r.code, kExitUsage) << spec;
     EXPECT_NE(r.err.find("--blob"), std::string::npos) << r.err;
   }
   // Thresholds the writer would refuse are caught before anything is written.
   CliRun inverted = Capture({"import", src_, ds_, "--blob", "img:inline=8m"});
-  EXPECT_EQ(inverted.code, 1);
+  EXPECT_EQ(inverted.code, kExitFailure);
   EXPECT_NE(inverted.err.find("above the dedicated threshold"), std::string::npos) << inverted.err;
   EXPECT_FALSE(std::filesystem::exists(ds_));
   CliRun not_binary = Capture({"import", src_, ds_, "--blob", "id"});
-  EXPECT_EQ(not_binary.code, 1);
+  EXPECT_EQ(not_binary.code, kExitFailure);
   EXPECT_NE(not_binary.err.find("int64"), std::string::npos) << not_binary.err;
   CliRun missing = Capture({"import", src_, ds_, "--blob", "nope"});
-  EXPECT_EQ(missing.code, 1);
+  EXPECT_EQ(missing.code, kExitFailure);
   EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
   EXPECT_FALSE(std::filesystem::exists(ds_));
 
   ASSERT_EQ(ImportBlobs(), 0);
   for (const char* cmd : {"get", "locate"}) {
     CliRun unknown = Capture({"blob", cmd, ds_, "photo", "0"});
-    EXPECT_EQ(unknown.code, 1) << cmd;
+    EXPECT_EQ(unknown.code, kExitFailure) << cmd;
     EXPECT_NE(unknown.err.find("photo"), std::string::npos) << unknown.err;
     CliRun plain = Capture({"blob", cmd, ds_, "id", "0"});
-    EXPECT_EQ(plain.code, 1) << cmd;
+    EXPECT_EQ(plain.code, kExitFailure) << cmd;
     EXPECT_NE(plain.err.find("id"), std::string::npos) << plain.err;
     CliRun past_end = Capture({"blob", cmd, ds_, "img", "0", "999"});
-    EXPECT_EQ(past_end.code, 1) << cmd;
+    EXPECT_EQ(past_end.code, kExitFailure) << cmd;
     EXPECT_NE(past_end.err.find("999"), std::string::npos) << past_end.err;
   }
   CliRun range_past = Capture({"blob", "range", ds_, "img", "999", "--offset", "0", "--length", "1"});
-  EXPECT_EQ(range_past.code, 1);
-  EXPECT_EQ(Capture({"blob", "range", ds_, "img", "1", "--offset", "0"}).code, 64);
+  EXPECT_EQ(range_past.code, kExitFailure);
+  EXPECT_EQ(Capture({"blob", "range", ds_, "img", "1", "--offset", "0"}).code, kExitUsage);
 
   // Export without --blob-bytes names the flag that exports blobs.
   CliRun refused = Capture({"export", ds_, dir_.Join("x.arrows")});
-  EXPECT_EQ(refused.code, 1);
+  EXPECT_EQ(refused.code, kExitFailure);
   EXPECT_NE(refused.err.find("--blob-bytes"), std::string::npos) << refused.err;
-  EXPECT_EQ(Capture({"export", ds_, dir_.Join("x.arrows"), "--blob-bytes", "--skip-blobs"}).code, 64);
+  EXPECT_EQ(Capture({"export", ds_, dir_.Join("x.arrows"), "--blob-bytes", "--skip-blobs"}).code, kExitUsage);
 }
 
 TEST_F(BlobCommandsTest, ExportBlobBytesThenImportCopiesTheDataset) {
@@ -356,7 +356,7 @@ TEST_F(BlobCommandsTest, ExternalBlobsExportAsTheirUri) {
   WriteIpc(src, schema, RecordBatch{schema, 2, {doc}});
 
   CliRun outside = Capture({"import", src, ds_, "--blob", "doc:inline=16"});
-  EXPECT_EQ(outside.code, 1) << "a uri outside every base needs --allow-external";
+  EXPECT_EQ(outside.code, kExitFailure) << "a uri outside every base needs --allow-external";
   CliRun r = Capture({"import", src, ds_, "--blob", "doc:inline=16", "--external-base", dir_.Join("ext")});
   ASSERT_EQ(r.code, 0) << r.err;
   const Json loc = Locate(ds_, "doc", 2);
@@ -384,7 +384,7 @@ TEST_F(BlobCommandsTest, ExternalBlobsExportAsTheirUri) {
 TEST_F(BlobCommandsTest, AppendNeedsTheBlobFlagAgain) {
   ASSERT_EQ(ImportBlobs(), 0);
   CliRun plain = Capture({"import", src_, ds_, "--mode", "append"});
-  EXPECT_EQ(plain.code, 1);
+  EXPECT_EQ(plain.code, kExitFailure);
   EXPECT_NE(plain.err.find("column 'img' is binary"), std::string::npos) << plain.err;
   // The dataset keeps its own thresholds: the appended rows are placed like the first.
   CliRun again = Capture({"import", src_, ds_, "--mode", "append", "--blob", "img"});
@@ -507,16 +507,16 @@ TEST_F(IngestTest, GlobColumnAndErrors) {
   EXPECT_EQ(ds->schema().fields[3].name, "content");
 
   CliRun exists = Capture({"ingest", root_, ds_});
-  EXPECT_EQ(exists.code, 1);
+  EXPECT_EQ(exists.code, kExitFailure);
   CliRun empty = Capture({"ingest", root_ + "/emptydir", dir_.Join("e.lance")});
-  EXPECT_EQ(empty.code, 1);
+  EXPECT_EQ(empty.code, kExitFailure);
   EXPECT_NE(empty.err.find("no regular files"), std::string::npos) << empty.err;
   CliRun nomatch = Capture({"ingest", root_, dir_.Join("e.lance"), "--glob", "*.gif"});
-  EXPECT_EQ(nomatch.code, 1);
+  EXPECT_EQ(nomatch.code, kExitFailure);
   EXPECT_NE(nomatch.err.find("*.gif"), std::string::npos) << nomatch.err;
-  EXPECT_EQ(Capture({"ingest", dir_.Join("missing"), dir_.Join("e.lance")}).code, 1);
-  EXPECT_EQ(Capture({"ingest", root_, dir_.Join("e.lance"), "--column", "path"}).code, 64);
-  EXPECT_EQ(Capture({"ingest", root_, dir_.Join("e.lance"), "--append", "--overwrite"}).code, 64);
+  EXPECT_EQ(Capture({"ingest", dir_.Join("missing"), dir_.Join("e.lance")}).code, kExitFailure);
+  EXPECT_EQ(Capture({"ingest", root_, dir_.Join("e.lance"), "--column", "path"}).code, kExitUsage);
+  EXPECT_EQ(Capture({"ingest", root_, dir_.Join("e.lance"), "--append", "--overwrite"}).code, kExitUsage);
   EXPECT_FALSE(std::filesystem::exists(dir_.Join("e.lance")));
 }
 

@@ -61,11 +61,11 @@ TEST_F(BranchCommandTest, WritesWithBranchStayOnTheBranch) {
   EXPECT_EQ(Count(ds_, "exp"), 5u);
   EXPECT_EQ(Stdout({"branch", "list", ds_}), "exp\tmain\t1\n");
   EXPECT_EQ(Stdout({"count", ds_, "--branch", "exp"}), "5\n");
-  EXPECT_EQ(RunLancet({"count", ds_, "--branch", "nope"}), 1);
-  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append", "--schema", schema_, "--branch", "nope"}), 1);
+  EXPECT_EQ(RunLancet({"count", ds_, "--branch", "nope"}), kExitFailure);
+  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append", "--schema", schema_, "--branch", "nope"}), kExitFailure);
   EXPECT_FALSE(std::filesystem::exists(ds_ + "/tree/nope"));
-  EXPECT_EQ(RunLancet({"branch", "create", ds_, "exp"}), 1);
-  EXPECT_EQ(RunLancet({"branch", "create", ds_, "../x"}), 1);
+  EXPECT_EQ(RunLancet({"branch", "create", ds_, "exp"}), kExitFailure);
+  EXPECT_EQ(RunLancet({"branch", "create", ds_, "../x"}), kExitFailure);
 
   const std::string diff = Stdout({"branch", "diff", ds_, "exp", "--format", "csv"});
   EXPECT_NE(diff.find("# exp: changes after version 1 up to 3"), std::string::npos) << diff;
@@ -74,7 +74,7 @@ TEST_F(BranchCommandTest, WritesWithBranchStayOnTheBranch) {
 
   ASSERT_EQ(RunLancet({"branch", "delete", ds_, "exp"}), 0);
   EXPECT_EQ(Stdout({"branch", "list", ds_}), "");
-  EXPECT_EQ(RunLancet({"count", ds_, "--branch", "exp"}), 1);
+  EXPECT_EQ(RunLancet({"count", ds_, "--branch", "exp"}), kExitFailure);
 }
 
 TEST_F(BranchCommandTest, ForkFromABranchAtAVersion) {
@@ -84,7 +84,7 @@ TEST_F(BranchCommandTest, ForkFromABranchAtAVersion) {
   ASSERT_EQ(RunLancet({"branch", "create", ds_, "a/b", "--branch", "a", "--version", "2"}), 0);
   EXPECT_EQ(Count(ds_, "a/b"), 6u);
   EXPECT_EQ(Stdout({"branch", "list", ds_}), "a\tmain\t1\na/b\ta\t2\n");
-  EXPECT_EQ(RunLancet({"branch", "delete", ds_, "a"}), 1);  // a/b reads a's files
+  EXPECT_EQ(RunLancet({"branch", "delete", ds_, "a"}), kExitFailure);  // a/b reads a's files
 }
 
 TEST_F(BranchCommandTest, ShallowAndDeepClones) {
@@ -96,7 +96,7 @@ TEST_F(BranchCommandTest, ShallowAndDeepClones) {
   EXPECT_FALSE(std::filesystem::exists(shallow + "/data"));
   EXPECT_EQ(Count(shallow, ""), 4u);
   ASSERT_EQ(RunLancet({"clone", ds_, deep, "--deep"}), 0);
-  EXPECT_EQ(RunLancet({"clone", ds_, deep}), 1);  // exists
+  EXPECT_EQ(RunLancet({"clone", ds_, deep}), kExitFailure);  // exists
   std::filesystem::remove_all(ds_);
   EXPECT_EQ(Count(deep, ""), 6u);
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lancet/array.h"
+#include "lancet/cli_common.h"
 
 namespace lancet::cli {
 

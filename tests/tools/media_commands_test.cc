@@ -44,7 +44,7 @@ TEST(MediaCommands, IngestWithMediaThenExtract) {
             0);
   EXPECT_EQ(ReadFile(out), packed.substr(3000, 2000) + big.substr(3000, 2000));
   // take_blobs on such a row points to extract; the inline row still reads.
-  EXPECT_EQ(RunLancet({"blob", "get", ds, "video", "1", "-o", tmp.path() + "/raw.bin"}), 1);
+  EXPECT_EQ(RunLancet({"blob", "get", ds, "video", "1", "-o", tmp.path() + "/raw.bin"}), kExitFailure);
   ASSERT_EQ(RunLancet({"blob", "get", ds, "video", "0", "-o", tmp.path() + "/a.out"}), 0);
   EXPECT_EQ(ReadFile(tmp.path() + "/a.out"), small);
 }

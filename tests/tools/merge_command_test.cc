@@ -94,10 +94,10 @@ TEST_F(MergeCommandTest, UsageAndFailuresChangeNothing) {
   EXPECT_EQ(Merge({"--delete-if", "id < 3"}), kExitUsage);  // needs --when-not-matched-by-source delete
   EXPECT_EQ(Merge({"--when-matched", "sometimes"}), kExitUsage);
   EXPECT_EQ(RunLancet({"merge", ds_, dir_.Join("src.ndjson"), "--schema", schema_, "--on", "id,"}), kExitUsage);
-  EXPECT_EQ(RunLancet({"merge", ds_, dir_.Join("src.ndjson"), "--schema", schema_, "--on", "nope"}), 1);
+  EXPECT_EQ(RunLancet({"merge", ds_, dir_.Join("src.ndjson"), "--schema", schema_, "--on", "nope"}), kExitFailure);
   // Two source rows for dataset row 3.
   WriteTextFile(dir_.Join("src.ndjson"), Rows(3, 4, "x", 0) + Rows(3, 4, "y", 0));
-  EXPECT_EQ(Merge({}), 1);
+  EXPECT_EQ(Merge({}), kExitFailure);
   EXPECT_EQ(Version(), 1u);
   EXPECT_EQ(Contents().size(), 10u);
 }

@@ -61,11 +61,11 @@ TEST_F(ScanCommandsTest, WhereOffsetLimitAndColumns) {
 }
 
 TEST_F(ScanCommandsTest, UsageErrors) {
-  EXPECT_EQ(RunLancet({"scan", ds_, "--where", "nope = 1"}), 64);
-  EXPECT_EQ(RunLancet({"scan", ds_, "--where", "id >"}), 64);
-  EXPECT_EQ(RunLancet({"scan", ds_, "--columns", "pt.zz"}), 64);
-  EXPECT_EQ(RunLancet({"scan", ds_, "--columns", "nope.x"}), 64);
-  EXPECT_EQ(RunLancet({"count", ds_, "--where", "name > 3"}), 64);
+  EXPECT_EQ(RunLancet({"scan", ds_, "--where", "nope = 1"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"scan", ds_, "--where", "id >"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"scan", ds_, "--columns", "pt.zz"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"scan", ds_, "--columns", "nope.x"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"count", ds_, "--where", "name > 3"}), kExitUsage);
 }
 
 TEST_F(ScanCommandsTest, CountAndIoStats) {

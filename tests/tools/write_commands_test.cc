@@ -114,11 +114,11 @@ TEST_F(WriteCommandsTest, AppendAndOverwrite) {
   ASSERT_EQ(Import(more, ds_, {"--mode", "append"}), 0);
   EXPECT_EQ(Open(ds_)->CountRows(), 60u);
   EXPECT_EQ(Open(ds_)->version(), 2u);
-  EXPECT_EQ(Import(more, ds_), 1) << "create on an existing dataset";
+  EXPECT_EQ(Import(more, ds_), kExitFailure) << "create on an existing dataset";
   ASSERT_EQ(Import(more, ds_, {"--mode", "overwrite"}), 0);
   EXPECT_EQ(Open(ds_)->CountRows(), 10u);
-  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--schema", schema_, "--mode", "upsert"}), 64);
-  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append"}), 1) << "NDJSON without --schema";
+  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--schema", schema_, "--mode", "upsert"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append"}), kExitFailure) << "NDJSON without --schema";
 }
 
 TEST_F(WriteCommandsTest, FailedImportsLeaveTheDatasetUntouched) {
@@ -132,26 +132,26 @@ TEST_F(WriteCommandsTest, FailedImportsLeaveTheDatasetUntouched) {
   ASSERT_OK_AND_ASSIGN(BufferPtr stream, format::WriteIpcStream(other.schema, {other}));
   const std::string mismatch = dir_.Join("other.arrows");
   WriteTextFile(mismatch, std::string(stream->view()));
-  EXPECT_EQ(RunLancet({"import", mismatch, ds_, "--mode", "append"}), 1);
+  EXPECT_EQ(RunLancet({"import", mismatch, ds_, "--mode", "append"}), kExitFailure);
   // A truncated copy of a valid export.
   ASSERT_EQ(RunLancet({"export", ds_, dir_.Join("full.arrow")}), 0);
   ASSERT_OK_AND_ASSIGN(BufferPtr full, ReadWholeFile(dir_.Join("full.arrow")));
   const std::string cut = dir_.Join("cut.arrow");
   WriteTextFile(cut, std::string(full->view().substr(0, full->size() / 2)));
-  EXPECT_EQ(RunLancet({"import", cut, ds_, "--mode", "append"}), 1);
+  EXPECT_EQ(RunLancet({"import", cut, ds_, "--mode", "append"}), kExitFailure);
   // A bad NDJSON line late in the file.
   const std::string bad = dir_.Join("bad.ndjson");
   WriteTextFile(bad, Rows(0, 30) + "{\"id\": \"x\"}\n");
-  EXPECT_EQ(Import(bad, ds_, {"--mode", "append"}), 1);
+  EXPECT_EQ(Import(bad, ds_, {"--mode", "append"}), kExitFailure);
   EXPECT_EQ(Listing(ds_), before);
   EXPECT_EQ(Open(ds_)->version(), 1u);
 }
 
 TEST_F(WriteCommandsTest, DeleteTagRestore) {
   ASSERT_EQ(Import(rows_, ds_, {"--max-rows-per-file", "20"}), 0);
-  EXPECT_EQ(RunLancet({"delete", ds_}), 64);
-  EXPECT_EQ(RunLancet({"delete", ds_, "--where", "id < 5", "--rows", "1"}), 64);
-  EXPECT_EQ(RunLancet({"delete", ds_, "--rows", "1,x"}), 64);
+  EXPECT_EQ(RunLancet({"delete", ds_}), kExitUsage);
+  EXPECT_EQ(RunLancet({"delete", ds_, "--where", "id < 5", "--rows", "1"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"delete", ds_, "--rows", "1,x"}), kExitUsage);
   ASSERT_EQ(RunLancet({"delete", ds_, "--rows", "0, 1,4294967296"}), 0);  // ids 0, 1, 20
   EXPECT_EQ(Open(ds_)->CountRows(), 47u);
   ASSERT_EQ(RunLancet({"delete", ds_, "--where", "id >= 40 OR name IS NULL"}), 0);
@@ -160,27 +160,27 @@ TEST_F(WriteCommandsTest, DeleteTagRestore) {
   EXPECT_EQ(Open(ds_)->version(), 3u);
   ASSERT_EQ(RunLancet({"delete", ds_, "--where", "id > 1000"}), 0);
   EXPECT_EQ(Open(ds_)->version(), 3u) << "no match, no version";
-  EXPECT_EQ(RunLancet({"delete", ds_, "--where", "nosuch = 1"}), 1);
-  EXPECT_EQ(RunLancet({"delete", ds_, "--rows", "999999999999"}), 1);
+  EXPECT_EQ(RunLancet({"delete", ds_, "--where", "nosuch = 1"}), kExitFailure);
+  EXPECT_EQ(RunLancet({"delete", ds_, "--rows", "999999999999"}), kExitFailure);
 
   ASSERT_EQ(RunLancet({"tag", ds_, "create", "start", "1"}), 0);
   ASSERT_EQ(RunLancet({"tag", ds_, "create", "now"}), 0);
-  EXPECT_EQ(RunLancet({"tag", ds_, "create", "now"}), 1) << "exists";
-  EXPECT_EQ(RunLancet({"tag", ds_, "create", "later", "99"}), 1) << "no such version";
-  EXPECT_EQ(RunLancet({"tag", ds_}), 64);
+  EXPECT_EQ(RunLancet({"tag", ds_, "create", "now"}), kExitFailure) << "exists";
+  EXPECT_EQ(RunLancet({"tag", ds_, "create", "later", "99"}), kExitFailure) << "no such version";
+  EXPECT_EQ(RunLancet({"tag", ds_}), kExitUsage);
   ASSERT_EQ(RunLancet({"tag", ds_, "list"}), 0);
   auto tags = Open(ds_)->ListTags();
   ASSERT_TRUE(tags.ok());
   EXPECT_EQ(*tags, (std::map<std::string, uint64_t>{{"now", 3}, {"start", 1}}));
   ASSERT_EQ(RunLancet({"tag", ds_, "delete", "now"}), 0);
-  EXPECT_EQ(RunLancet({"tag", ds_, "delete", "now"}), 1);
+  EXPECT_EQ(RunLancet({"tag", ds_, "delete", "now"}), kExitFailure);
   EXPECT_EQ(Open(ds_)->ListTags()->size(), 1u);
 
   ASSERT_EQ(RunLancet({"restore", ds_, "1"}), 0);
   auto restored = Open(ds_);
   EXPECT_EQ(restored->version(), 4u);
   EXPECT_EQ(restored->CountRows(), 50u);
-  EXPECT_EQ(RunLancet({"restore", ds_, "77"}), 1);
+  EXPECT_EQ(RunLancet({"restore", ds_, "77"}), kExitFailure);
   // Export of an older version by tag.
   ASSERT_EQ(RunLancet({"export", ds_, dir_.Join("v1.arrows"), "--tag", "start"}), 0);
   ASSERT_EQ(RunLancet({"import", dir_.Join("v1.arrows"), dir_.Join("v1.lance")}), 0);
@@ -198,7 +198,7 @@ TEST_F(WriteCommandsTest, AddColumnsCompactCleanup) {
   WriteTextFile(extra_rows, extra);
   const std::string short_rows = dir_.Join("short.ndjson");
   WriteTextFile(short_rows, "{\"double_id\": 1}\n");
-  EXPECT_EQ(RunLancet({"add-columns", ds_, short_rows, "--schema", extra_schema}), 1);
+  EXPECT_EQ(RunLancet({"add-columns", ds_, short_rows, "--schema", extra_schema}), kExitFailure);
   ASSERT_EQ(RunLancet({"add-columns", ds_, extra_rows, "--schema", extra_schema}), 0);
   auto cols = ScanAll(ds_);
   ASSERT_EQ(cols.size(), 9u);
@@ -206,7 +206,7 @@ TEST_F(WriteCommandsTest, AddColumnsCompactCleanup) {
     EXPECT_EQ(cols[8].values<int64_t>()[i], 2 * cols[0].values<int64_t>()[i]);
   }
   const uint64_t before_compact = Open(ds_)->version();
-  EXPECT_EQ(RunLancet({"compact", ds_, "--target-rows", "0"}), 64);
+  EXPECT_EQ(RunLancet({"compact", ds_, "--target-rows", "0"}), kExitUsage);
   ASSERT_EQ(RunLancet({"compact", ds_, "--target-rows", "100"}), 0);
   auto compacted = Open(ds_);
   EXPECT_EQ(compacted->version(), before_compact + 1);
@@ -216,7 +216,7 @@ TEST_F(WriteCommandsTest, AddColumnsCompactCleanup) {
   ASSERT_EQ(after.size(), cols.size());
   for (size_t c = 0; c < cols.size(); ++c) EXPECT_TRUE(ArraysEqual(after[c], cols[c])) << c;
 
-  EXPECT_EQ(RunLancet({"cleanup", ds_, "--older-than", "soon"}), 64);
+  EXPECT_EQ(RunLancet({"cleanup", ds_, "--older-than", "soon"}), kExitUsage);
   ASSERT_EQ(RunLancet({"cleanup", ds_, "--older-than", "0s"}), 0);
   auto versions = Open(ds_)->ListVersions();
   ASSERT_TRUE(versions.ok());
@@ -230,7 +230,7 @@ TEST_F(WriteCommandsTest, ExportRefusesBlobColumnsUnlessSkipped) {
   const char* corpus = std::getenv("LANCET_CORPUS_DIR");
   const std::string blobs = corpus ? std::string(corpus) + "/data/blobs.lance" : "";
   if (blobs.empty() || !std::filesystem::exists(blobs)) GTEST_SKIP() << "no corpus (LANCET_CORPUS_DIR)";
-  EXPECT_EQ(RunLancet({"export", blobs, dir_.Join("b.arrows")}), 1);
+  EXPECT_EQ(RunLancet({"export", blobs, dir_.Join("b.arrows")}), kExitFailure);
   EXPECT_FALSE(std::filesystem::exists(dir_.Join("b.arrows")));
   ASSERT_EQ(RunLancet({"export", blobs, dir_.Join("b.arrows"), "--skip-blobs"}), 0);
   ASSERT_EQ(RunLancet({"import", dir_.Join("b.arrows"), dir_.Join("b.lance")}), 0);

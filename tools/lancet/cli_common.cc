@@ -31,7 +31,7 @@ int ReportError(const Status& status, const std::string& context) {
   if (message.empty()) message = status.ToString();
   if (!context.empty() && message.find(context) == std::string::npos) message = context + ": " + message;
   std::fprintf(stderr, "lancet: %s\n", message.c_str());
-  return kExitFailure;
+  return status.IsCommitConflict() ? kExitConflict : kExitFailure;
 }
 
 int ReportUsage(const std::string& message) {

@@ -26,10 +26,13 @@ io::StorageOptions& GlobalStorageOptions();
 /// Parses the --storage-option values into GlobalStorageOptions().
 Status SetStorageOptions(const std::vector<std::string>& pairs);
 
+// Exit statuses (docs/cli.md): scripts tell a typo from bad data from a lost race.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-/// BSD sysexits EX_USAGE, what the peer scripts use for bad command lines too.
-inline constexpr int kExitUsage = 64;
+inline constexpr int kExitUsage = 1;
+/// Bad or missing data, I/O, anything the command could not do.
+inline constexpr int kExitFailure = 2;
+/// Another writer committed first in a way this commit cannot be rebased over: retry.
+inline constexpr int kExitConflict = 3;
 
 /// A subcommand: its CLI11 node and the function that runs it once parsed.
 struct Command {
@@ -41,7 +44,8 @@ struct Command {
 /// head -1`): like git and ripgrep, lancet then ends quietly with status 0.
 bool StdoutClosedEarly();
 
-/// Prints "lancet: <context>: <message>" to stderr and returns kExitFailure. The
+/// Prints "lancet: <context>: <message>" to stderr and returns kExitConflict for a
+/// commit conflict, else kExitFailure. The
 /// context (usually the dataset path) is left out when the message already names it.
 /// When StdoutClosedEarly(), prints nothing and returns kExitOk instead: the failure is
 /// the closed pipe, which is no error of the command.
