@@ -71,9 +71,10 @@ PKG_CONFIG_PATH="$(dirname "$pc")"
 export PKG_CONFIG_PATH
 [ "$(pkg-config --modversion lancet)" = "$VERSION" ] || fail "lancet.pc says version $(pkg-config --modversion lancet)"
 flags="$(pkg-config --cflags --libs lancet)" || fail "pkg-config --cflags --libs lancet failed"
-echo "$CXX -std=c++20 -O1 main.cc $flags" >"$WORK/pkg-config.cmd"
+echo "$CXX -std=c++20 -O1 -Wall -Wextra -Werror main.cc $flags" >"$WORK/pkg-config.cmd"
 no_tree_paths pkg-config "$WORK/pkg-config.cmd"
 # shellcheck disable=SC2086  # the flags are words
-"$CXX" -std=c++20 -O1 "$WORK/embed/main.cc" -o "$WORK/pc-embed" $flags ||
+# -Wextra -Werror: the installed headers must not make warnings in a user's build.
+"$CXX" -std=c++20 -O1 -Wall -Wextra -Werror "$WORK/embed/main.cc" -o "$WORK/pc-embed" $flags ||
   fail "the build with pkg-config --cflags --libs lancet failed: $flags"
 check_run pkg-config "$WORK/pc-embed"
