@@ -4,14 +4,24 @@ function(lancet_layer name)
   if(NOT srcs)
     # A layer with no sources yet is header-only.
     add_library(lancet_${name} INTERFACE)
-    target_include_directories(lancet_${name} INTERFACE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+    target_include_directories(lancet_${name} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                               $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    target_compile_features(lancet_${name} INTERFACE cxx_std_20)
     target_link_libraries(lancet_${name} INTERFACE ${ARGN})
+    set_property(GLOBAL APPEND PROPERTY LANCET_LAYERS lancet_${name})
     return()
   endif()
   add_library(lancet_${name} STATIC ${srcs})
-  target_include_directories(lancet_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+  # src/ (the layers' private headers) is for the layers and tests in this tree only; an
+  # installed package offers include/ alone.
+  target_include_directories(lancet_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                             $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  # The public headers use C++20 (std::span, ...), so every consumer compiles as C++20.
+  target_compile_features(lancet_${name} PUBLIC cxx_std_20)
   target_compile_options(lancet_${name} PRIVATE ${LANCET_WARNINGS})
   target_link_libraries(lancet_${name} PUBLIC ${ARGN})
+  # Listed for cmake/install.cmake, which installs and exports every layer.
+  set_property(GLOBAL APPEND PROPERTY LANCET_LAYERS lancet_${name})
 endfunction()
 
 # lancet_tests(DIR LIBS...): one gtest binary per tests/DIR/*_test.cc, labelled DIR (or

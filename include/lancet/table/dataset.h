@@ -211,9 +211,10 @@ class Dataset {
   /// descriptor in one projection: what extraction starts from. LocateBlobs, TakeBlobs
   /// and everything built on them refuse a row whose blob_info is set, since its
   /// stored bytes are a media plugin's stream rather than the original file.
-  virtual Result<std::vector<std::optional<BlobWithInfo>>> LocateBlobsWithInfo(const std::string& column,
-                                                                               std::span<const uint64_t> rows,
-                                                                               RowKey key = RowKey::kRowId) const {
+  // Unnamed parameters: programs that include this header may build with -Wextra -Werror.
+  virtual Result<std::vector<std::optional<BlobWithInfo>>> LocateBlobsWithInfo(const std::string& /*column*/,
+                                                                               std::span<const uint64_t> /*rows*/,
+                                                                               RowKey /*key*/ = RowKey::kRowId) const {
     return Status::NotSupported("this dataset implementation has no blob_info");
   }
 };
