@@ -62,6 +62,7 @@ int RunMain(int argc, char** argv) {
   commands.push_back(AddNsCommand(app));
   commands.push_back(AddServeCommand(app));
   commands.push_back(AddIcebergCommand(app));
+  commands.push_back(AddCompletionCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
   GlobalBranch().clear();
   GlobalNamespace().clear();  // RunMain may run more than once in a process (tests)

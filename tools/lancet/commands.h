@@ -9,6 +9,8 @@
 namespace lancet::cli {
 
 Command AddInfoCommand(CLI::App& root);
+/// `completion bash|zsh`: a completion script walked from the registered commands.
+Command AddCompletionCommand(CLI::App& root);
 Command AddScanCommand(CLI::App& root);
 Command AddTakeCommand(CLI::App& root);
 /// `count DATASET [--where EXPR]`.
