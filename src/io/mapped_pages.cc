@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "util/per_process.h"
+
 namespace lancet::io {
 namespace {
 
@@ -19,8 +21,8 @@ struct Released {
 
 class ResidentPages {
  public:
-  explicit ResidentPages(uint64_t budget) : pid_(::getpid()), budget_(budget) {}
-  pid_t pid() const { return pid_; }
+  explicit ResidentPages(uint64_t budget) : pid_(static_cast<int>(::getpid())), budget_(budget) {}
+  int pid() const { return pid_; }
 
   void Add(Released r) {
     std::vector<Released> advise;
@@ -41,25 +43,18 @@ class ResidentPages {
   }
 
  private:
-  const pid_t pid_;
+  const int pid_;
   const uint64_t budget_;
   std::mutex mu_;
   std::deque<Released> queue_;
   uint64_t bytes_ = 0;
 };
 
-// As the thread pools: one per process, made on first use there and never destroyed
-// (a fork may have left the parent's locked by a thread the child does not have).
-ResidentPages& OfThisProcess() {
+// Per process, as the thread pools: a fork may have left the parent's locked.
+ResidentPages& PagesOfThisProcess() {
   static std::atomic<ResidentPages*> slot{nullptr};
-  const pid_t me = ::getpid();
-  ResidentPages* pages = slot.load(std::memory_order_acquire);
-  while (pages == nullptr || pages->pid() != me) {
-    auto* fresh = new ResidentPages(MappedResidentBudget());
-    if (slot.compare_exchange_strong(pages, fresh, std::memory_order_acq_rel)) return *fresh;
-    delete fresh;
-  }
-  return *pages;
+  return OfThisProcess(
+      slot, [] { return new ResidentPages(MappedResidentBudget()); }, [](const ResidentPages& p) { return p.pid(); });
 }
 
 }  // namespace
@@ -83,7 +78,7 @@ void ReleaseMappedRange(const std::shared_ptr<Mapping>& mapping, const uint8_t* 
   static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(page - 1);
-  if (end > begin) OfThisProcess().Add({mapping, begin, end});
+  if (end > begin) PagesOfThisProcess().Add({mapping, begin, end});
 }
 
 }  // namespace lancet::io

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <memory>
 
+#include "util/per_process.h"
+
 namespace lancet {
 
 ThreadPool::ThreadPool(size_t threads) : owner_pid_(static_cast<int>(::getpid())) {
@@ -43,34 +45,18 @@ void ThreadPool::Loop() {
   }
 }
 
-namespace {
-
-// The pool of this process in `slot`, made on first use here. Pools are never destroyed:
-// one a fork left behind has no threads to join, and the current one may still be used
-// by threads that outlive static destruction.
-ThreadPool& PoolOfThisProcess(std::atomic<ThreadPool*>& slot, size_t threads, int (*owner)(const ThreadPool&)) {
-  const int me = static_cast<int>(::getpid());
-  ThreadPool* pool = slot.load(std::memory_order_acquire);
-  while (pool == nullptr || owner(*pool) != me) {
-    auto* fresh = new ThreadPool(threads);
-    if (slot.compare_exchange_strong(pool, fresh, std::memory_order_acq_rel)) return *fresh;
-    delete fresh;  // another thread of this process made one first; `pool` is now it
-  }
-  return *pool;
-}
-
-}  // namespace
-
 int ThreadPool::OwnerPid(const ThreadPool& pool) { return pool.owner_pid_; }
 
 ThreadPool& ThreadPool::Io() {
   static std::atomic<ThreadPool*> slot{nullptr};
-  return PoolOfThisProcess(slot, 8, &ThreadPool::OwnerPid);
+  return OfThisProcess(
+      slot, [] { return new ThreadPool(8); }, &ThreadPool::OwnerPid);
 }
 
 ThreadPool& ThreadPool::Cpu() {
   static std::atomic<ThreadPool*> slot{nullptr};
-  return PoolOfThisProcess(slot, std::max(1u, std::thread::hardware_concurrency()), &ThreadPool::OwnerPid);
+  return OfThisProcess(
+      slot, [] { return new ThreadPool(std::max(1u, std::thread::hardware_concurrency())); }, &ThreadPool::OwnerPid);
 }
 
 void ParallelFor(ThreadPool& pool, size_t n, size_t parallelism, const std::function<void(size_t)>& fn) {

@@ -45,8 +45,8 @@ struct Command {
 bool StdoutClosedEarly();
 
 /// Prints "lancet: <context>: <message>" to stderr and returns kExitConflict for a
-/// commit conflict, else kExitFailure. The
-/// context (usually the dataset path) is left out when the message already names it.
+/// commit conflict, else kExitFailure. The context (usually the dataset path) is left
+/// out when the message already names it.
 /// When StdoutClosedEarly(), prints nothing and returns kExitOk instead: the failure is
 /// the closed pipe, which is no error of the command.
 int ReportError(const Status& status, const std::string& context = {});

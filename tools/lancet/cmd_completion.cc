@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lancet/cli_common.h"
@@ -19,22 +20,18 @@ struct Node {
 };
 
 void Walk(const CLI::App& app, const std::string& path, std::vector<Node>* out) {
+  const std::vector<const CLI::App*> subs = app.get_subcommands([](const CLI::App*) { return true; });
   Node node{path, {}, {}};
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    node.subcommands.push_back(sub->get_name());
-  }
-  const CLI::App* a = &app;
+  for (const CLI::App* sub : subs) node.subcommands.push_back(sub->get_name());
   // Options of the parents apply below them too (fallthrough), as --storage-option.
-  for (; a != nullptr; a = a->get_parent()) {
+  for (const CLI::App* a = &app; a != nullptr; a = a->get_parent()) {
     for (const CLI::Option* opt : a->get_options()) {
       for (const std::string& l : opt->get_lnames()) node.options.push_back("--" + l);
       for (const std::string& s : opt->get_snames()) node.options.push_back("-" + s);
     }
   }
-  out->push_back(node);
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    Walk(*sub, path + " " + sub->get_name(), out);
-  }
+  out->push_back(std::move(node));
+  for (const CLI::App* sub : subs) Walk(*sub, path + " " + sub->get_name(), out);
 }
 
 std::string Join(const std::vector<std::string>& words) {
