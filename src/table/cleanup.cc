@@ -2,6 +2,7 @@
 // reference's dataset/cleanup.rs, plus blob sidecars).
 #include "lancet/table/cleanup.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -157,6 +158,24 @@ Ref Classify(std::string_view rel, const References& kept, const References& rem
   return Ref::kNotOurs;
 }
 
+// Slices of a DeleteMany, so a long cleanup can say how far it got; each slice is still
+// one batched request series for the store.
+Result<std::vector<bool>> DeleteReporting(io::ObjectStore& store, const std::vector<std::string>& paths,
+                                          const CleanupOptions& options, std::string_view phase) {
+  constexpr size_t kSlice = 1000;
+  std::vector<bool> gone;
+  gone.reserve(paths.size());
+  for (size_t begin = 0; begin < paths.size(); begin += kSlice) {
+    const size_t end = std::min(paths.size(), begin + kSlice);
+    ASSIGN_OR_RETURN(std::vector<bool> part,
+                     store.DeleteMany(std::vector<std::string>(paths.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                               paths.begin() + static_cast<std::ptrdiff_t>(end))));
+    gone.insert(gone.end(), part.begin(), part.end());
+    if (options.progress) options.progress(phase, end, paths.size());
+  }
+  return gone;
+}
+
 }  // namespace
 
 Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& options) {
@@ -180,7 +199,9 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
 
   ASSIGN_OR_RETURN(std::vector<ManifestLocation> manifests, ListManifests(*store, root));
   std::vector<const ManifestLocation*> old;
+  uint64_t manifests_read = 0;
   for (const ManifestLocation& loc : manifests) {
+    if (options.progress) options.progress("reading manifests", manifests_read++, manifests.size());
     // An unreadable manifest stops the cleanup: guessing could delete files it needs.
     ASSIGN_OR_RETURN(Manifest m, ReadManifest(*store, loc.path, loc.size));
     __int128 ts_ns = __int128{m.timestamp().seconds()} * 1000000000 + m.timestamp().nanos();
@@ -200,7 +221,7 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
     doomed.push_back(loc->path);
     sizes.push_back(loc->size != 0 ? loc->size : store->Size(loc->path).ValueOr(0));
   }
-  ASSIGN_OR_RETURN(std::vector<bool> gone, store->DeleteMany(doomed));
+  ASSIGN_OR_RETURN(std::vector<bool> gone, DeleteReporting(*store, doomed, options, "deleting old manifests"));
   for (size_t i = 0; i < gone.size(); ++i) {
     if (!gone[i]) continue;  // a concurrent cleanup was first
     ++stats.old_versions;
@@ -225,7 +246,7 @@ Result<CleanupStats> Cleanup(const Dataset& dataset, const CleanupOptions& optio
     doomed.push_back(JoinPath(root, f.rel));
     sizes.push_back(f.size);
   }
-  ASSIGN_OR_RETURN(gone, store->DeleteMany(doomed));
+  ASSIGN_OR_RETURN(gone, DeleteReporting(*store, doomed, options, "deleting unused files"));
   for (size_t i = 0; i < gone.size(); ++i) {
     if (!gone[i]) continue;  // removed by someone else meanwhile
     ++stats.files_removed;

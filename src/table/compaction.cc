@@ -11,8 +11,8 @@
 #include "table/commit.h"
 #include "table/compaction_blobs.h"
 #include "table/compaction_row_ids.h"
-#include "table/index_section.h"
 #include "table/evolution_io.h"
+#include "table/index_section.h"
 #include "table/manifest.h"
 
 namespace lancet::table {
@@ -253,6 +253,13 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
   std::map<uint64_t, const DataFragment*> by_id;
   for (const DataFragment& f : read.manifest.fragments()) by_id[f.id()] = &f;
 
+  uint64_t rows_total = 0, rows_done = 0;
+  std::map<uint64_t, uint64_t> live_rows;
+  for (const FragmentInfo& f : dataset.fragments()) live_rows[f.id] = f.physical_rows - f.deleted_rows;
+  for (const std::vector<uint64_t>& ids : plan) {
+    for (uint64_t id : ids) rows_total += live_rows[id];
+  }
+
   std::vector<std::string> written;
   std::vector<Group> groups;
   Status wrote = [&]() -> Status {
@@ -262,6 +269,8 @@ Result<CompactionMetrics> Compact(const Dataset& dataset, const CompactionOption
       for (uint64_t id : ids) {
         g.old_frags.push_back(*by_id.at(id));
         RETURN_IF_ERROR(writer.Add(g.old_frags.back()));
+        rows_done += live_rows[id];
+        if (options.progress) options.progress(rows_done, rows_total);
       }
       ASSIGN_OR_RETURN(g.new_frags, writer.Finish());
       groups.push_back(std::move(g));

@@ -96,7 +96,15 @@ TEST(Cleanup, KeepsLatestAndRemovesOldVersions) {
   EXPECT_EQ(none.files_removed, 0u);
   EXPECT_EQ(AllFiles(*store, kRoot), before);
 
-  ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*ds, Opts(seconds(0))));
+  CleanupOptions reporting = Opts(seconds(0));
+  std::vector<std::string> reports;
+  reporting.progress = [&](std::string_view phase, uint64_t done, uint64_t total) {
+    reports.push_back(std::string(phase) + " " + std::to_string(done) + "/" + std::to_string(total));
+  };
+  ASSERT_OK_AND_ASSIGN(CleanupStats stats, Cleanup(*ds, reporting));
+  EXPECT_EQ(reports,
+            (std::vector<std::string>{"reading manifests 0/3", "reading manifests 1/3", "reading manifests 2/3",
+                                      "deleting old manifests 2/2", "deleting unused files 2/2"}));
   EXPECT_EQ(stats.old_versions, 2u);
   EXPECT_EQ(stats.files_removed,
             4u);  // two manifests and their transaction files

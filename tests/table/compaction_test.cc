@@ -74,7 +74,12 @@ TEST(Compaction, MergesSmallFragmentsIntoGroupsOfTargetSize) {
   auto ds = Open(store);
   CompactionOptions opts;
   opts.target_rows_per_fragment = 25;
+  std::vector<std::pair<uint64_t, uint64_t>> reports;
+  opts.progress = [&](uint64_t done, uint64_t total) { reports.emplace_back(done, total); };
   ASSERT_OK_AND_ASSIGN(CompactionMetrics m, Compact(*ds, opts));
+  // A report per fragment read, counting up to every row being rewritten.
+  ASSERT_EQ(reports.size(), 10u);
+  for (size_t i = 0; i < reports.size(); ++i) EXPECT_EQ(reports[i], std::make_pair(10 * (i + 1), uint64_t{100}));
   // One run of 10 fragments, split into groups of 30, 30 and 40 rows; each group is
   // written in files of at most 25 rows.
   EXPECT_EQ(m.version, 11u);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_test_util.h"
 #include "common/payload.h"
@@ -195,6 +196,24 @@ TEST_F(BlobCommandsTest, ImportBlobThresholdsThenLocate) {
   const Json loc = Locate(ds_, "img", kSizes.size());
   ASSERT_TRUE(loc.is_array()) << loc;
   ASSERT_EQ(loc.size(), kSizes.size());
+  {
+    // --format json: the same objects, one per line.
+    std::vector<std::string> args = {"blob", "locate", ds_, "img"};
+    for (const auto& r : RowArgs(kSizes.size())) args.push_back(r);
+    args.insert(args.end(), {"--format", "json"});
+    CliRun lines = Capture(args);
+    ASSERT_EQ(lines.code, 0) << lines.err;
+    std::istringstream in(lines.out);
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) {
+      ASSERT_LT(n, loc.size());
+      EXPECT_EQ(Json::parse(line), loc[n++]);
+    }
+    EXPECT_EQ(n, loc.size());
+    args.push_back("--json");
+    EXPECT_EQ(Capture(args).code, kExitUsage) << "--json and --format exclude each other";
+  }
   for (size_t i = 0; i < kSizes.size(); ++i) {
     EXPECT_EQ(loc[i]["row"], i);
     if (!kSizes[i]) {

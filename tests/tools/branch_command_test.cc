@@ -62,7 +62,8 @@ TEST_F(BranchCommandTest, WritesWithBranchStayOnTheBranch) {
   EXPECT_EQ(Stdout({"branch", "list", ds_}), "exp\tmain\t1\n");
   EXPECT_EQ(Stdout({"count", ds_, "--branch", "exp"}), "5\n");
   EXPECT_EQ(RunLancet({"count", ds_, "--branch", "nope"}), kExitFailure);
-  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append", "--schema", schema_, "--branch", "nope"}), kExitFailure);
+  EXPECT_EQ(RunLancet({"import", rows_, ds_, "--mode", "append", "--schema", schema_, "--branch", "nope"}),
+            kExitFailure);
   EXPECT_FALSE(std::filesystem::exists(ds_ + "/tree/nope"));
   EXPECT_EQ(RunLancet({"branch", "create", ds_, "exp"}), kExitFailure);
   EXPECT_EQ(RunLancet({"branch", "create", ds_, "../x"}), kExitFailure);
@@ -84,6 +85,11 @@ TEST_F(BranchCommandTest, ForkFromABranchAtAVersion) {
   ASSERT_EQ(RunLancet({"branch", "create", ds_, "a/b", "--branch", "a", "--version", "2"}), 0);
   EXPECT_EQ(Count(ds_, "a/b"), 6u);
   EXPECT_EQ(Stdout({"branch", "list", ds_}), "a\tmain\t1\na/b\ta\t2\n");
+  EXPECT_EQ(Stdout({"branch", "list", ds_, "--format", "json"}),
+            "{\"branch\":\"a\",\"parent\":\"main\",\"parent_version\":1}\n"
+            "{\"branch\":\"a/b\",\"parent\":\"a\",\"parent_version\":2}\n");
+  ASSERT_EQ(RunLancet({"tag", "create", ds_, "first", "1"}), 0);
+  EXPECT_EQ(Stdout({"tag", "list", ds_, "--format", "json"}), "{\"tag\":\"first\",\"version\":1}\n");
   EXPECT_EQ(RunLancet({"branch", "delete", ds_, "a"}), kExitFailure);  // a/b reads a's files
 }
 

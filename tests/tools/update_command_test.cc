@@ -56,7 +56,8 @@ TEST(UpdateCommand, SetsColumnsOfMatchingRows) {
 TEST(UpdateCommand, WithoutWhereUpdatesEveryRow) {
   ScopedTempDir tmp;
   const std::string ds = MakeDataset(tmp);
-  ASSERT_EQ(RunLancet({"update", ds, "--set", "score=-1"}), kExitOk);
+  // Blanks around the column name, as in SQL's SET score = -1.
+  ASSERT_EQ(RunLancet({"update", ds, "--set", " score = -1"}), kExitOk);
   std::vector<Array> cols = ScanAll(ds);
   ASSERT_EQ(cols[2].length, 30);
   for (int64_t r = 0; r < 30; ++r) EXPECT_FLOAT_EQ(cols[2].values<float>()[r], -1.0f);
@@ -67,6 +68,7 @@ TEST(UpdateCommand, ErrorsLeaveTheVersion) {
   const std::string ds = MakeDataset(tmp);
   EXPECT_EQ(RunLancet({"update", ds, "--where", "id = 1"}), kExitUsage);                     // no --set
   EXPECT_EQ(RunLancet({"update", ds, "--set", "score"}), kExitUsage);                        // no '='
+  EXPECT_EQ(RunLancet({"update", ds, "--set", "  = 1"}), kExitUsage);                        // no column
   EXPECT_NE(RunLancet({"update", ds, "--set", "nope=1"}), kExitOk);                          // unknown column
   EXPECT_NE(RunLancet({"update", ds, "--set", "_rowid=1"}), kExitOk);                        // lineage column
   EXPECT_NE(RunLancet({"update", ds, "--where", "id >", "--set", "score=1"}), kExitOk);      // bad filter

@@ -107,6 +107,25 @@ TEST_F(WriteCommandsTest, ImportExportImportIsExact) {
   EXPECT_EQ(bytes->view().substr(0, 6), "ARROW1");
 }
 
+TEST_F(WriteCommandsTest, ExportPicksColumnsAndRows) {
+  ASSERT_EQ(Import(rows_, ds_, {"--max-rows-per-file", "16"}), 0);
+  const std::string out = dir_.Join("part.arrows");
+  ASSERT_EQ(RunLancet({"export", ds_, out, "--columns", "name,id", "--where", "id >= 10 AND id < 20"}), 0);
+  const std::string copy = dir_.Join("part.lance");
+  ASSERT_EQ(RunLancet({"import", out, copy}), 0);
+  auto back = Open(copy);
+  ASSERT_NE(back, nullptr);
+  ASSERT_EQ(back->schema().fields.size(), 2u);
+  EXPECT_EQ(back->schema().fields[0].name, "name");
+  EXPECT_EQ(back->schema().fields[1].name, "id");
+  EXPECT_EQ(back->schema().fields[1].metadata.at("role"), "key") << "field metadata kept";
+  const std::vector<Array> cols = ScanAll(copy);
+  ASSERT_EQ(cols[1].length, 10);
+  for (int64_t r = 0; r < 10; ++r) EXPECT_EQ(cols[1].values<int64_t>()[r], 10 + r);
+  EXPECT_EQ(RunLancet({"export", ds_, out, "--columns", "id,nosuch"}), kExitFailure);
+  EXPECT_EQ(RunLancet({"export", ds_, out, "--where", "id >"}), kExitFailure);
+}
+
 TEST_F(WriteCommandsTest, AppendAndOverwrite) {
   ASSERT_EQ(Import(rows_, ds_), 0);
   const std::string more = dir_.Join("more.ndjson");
@@ -172,6 +191,13 @@ TEST_F(WriteCommandsTest, DeleteTagRestore) {
   auto tags = Open(ds_)->ListTags();
   ASSERT_TRUE(tags.ok());
   EXPECT_EQ(*tags, (std::map<std::string, uint64_t>{{"now", 3}, {"start", 1}}));
+  // The order of branch and index (subcommand, then dataset) works as well.
+  ASSERT_EQ(RunLancet({"tag", "create", ds_, "mid", "2"}), 0);
+  EXPECT_EQ(RunLancet({"tag", "create", ds_}), kExitUsage) << "no name";
+  EXPECT_EQ(RunLancet({"tag", "create", ds_, "x", "y"}), kExitUsage) << "bad version";
+  EXPECT_EQ(RunLancet({"tag", "list", ds_, "extra"}), kExitUsage);
+  ASSERT_EQ(RunLancet({"tag", "delete", ds_, "mid"}), 0);
+  ASSERT_EQ(RunLancet({"tag", "list", ds_}), 0);
   ASSERT_EQ(RunLancet({"tag", ds_, "delete", "now"}), 0);
   EXPECT_EQ(RunLancet({"tag", ds_, "delete", "now"}), kExitFailure);
   EXPECT_EQ(Open(ds_)->ListTags()->size(), 1u);

@@ -50,6 +50,13 @@ std::string& GlobalBranch() {
   return branch;
 }
 
+void AddListFormatOption(CLI::App& app, std::string* format) {
+  *format = "table";
+  app.add_option("--format,-f", *format, "Output format: table (tab-separated lines) or json (an object per line)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
+}
+
 void AddBranchOption(CLI::App& app) {
   app.add_option("--branch", GlobalBranch(), "Work on this branch instead of main")->type_name("NAME");
 }

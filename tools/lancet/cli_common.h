@@ -57,6 +57,9 @@ int ReportUsage(const std::string& message);
 std::string& GlobalBranch();
 /// Adds --branch NAME to `app` (every command has it).
 void AddBranchOption(CLI::App& app);
+/// `--format table|json` of commands that print a list: "table" (the default) prints
+/// tab-separated lines, "json" one JSON object per line, as `scan --format json` does.
+void AddListFormatOption(CLI::App& app, std::string* format);
 /// Where a command that writes by URI writes: `path`, or its branch's directory once
 /// the branch is known to exist.
 Result<std::string> BranchWriteUri(const std::string& path);

@@ -11,6 +11,7 @@
 
 #include "lancet/cli_common.h"
 #include "lancet/commands.h"
+#include "lancet/help_examples.h"
 
 namespace lancet::cli {
 namespace {
@@ -64,6 +65,7 @@ int RunMain(int argc, char** argv) {
   commands.push_back(AddIcebergCommand(app));
   commands.push_back(AddCompletionCommand(app));
   for (const Command& c : commands) AddBranchOption(*c.app);
+  AddHelpExamples(app);
   GlobalBranch().clear();
   GlobalNamespace().clear();  // RunMain may run more than once in a process (tests)
   GlobalNamespaceProperties().clear();

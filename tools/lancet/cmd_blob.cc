@@ -143,6 +143,7 @@ struct BlobLocateState {
   BlobTarget target;
   std::vector<uint64_t> rows;
   bool json = false;
+  std::string format;
 
   int Run() const {
     auto ds = OpenDataset(target.dataset, target.selector);
@@ -152,26 +153,33 @@ struct BlobLocateState {
     auto sink = OutputSink::Open("-");
     if (!sink.ok()) return ReportError(sink.status());
     std::string& text = (*sink)->buffer();
+    auto write_row = [&](JsonWriter& w, size_t i) {
+      const std::optional<table::BlobLocation>& loc = (*where)[i];
+      w.BeginObject();
+      w.Key("row");
+      w.UInt(rows[i]);
+      w.Key("kind");
+      loc ? w.String(KindName(loc->kind)) : w.Null();
+      w.Key("object");
+      loc ? w.String(loc->object) : w.Null();
+      w.Key("offset");
+      loc ? w.UInt(loc->offset) : w.Null();
+      w.Key("length");
+      loc ? w.UInt(loc->length) : w.Null();
+      w.EndObject();
+    };
     if (json) {
       JsonWriter w(&text);
       w.BeginArray();
-      for (size_t i = 0; i < rows.size(); ++i) {
-        const std::optional<table::BlobLocation>& loc = (*where)[i];
-        w.BeginObject();
-        w.Key("row");
-        w.UInt(rows[i]);
-        w.Key("kind");
-        loc ? w.String(KindName(loc->kind)) : w.Null();
-        w.Key("object");
-        loc ? w.String(loc->object) : w.Null();
-        w.Key("offset");
-        loc ? w.UInt(loc->offset) : w.Null();
-        w.Key("length");
-        loc ? w.UInt(loc->length) : w.Null();
-        w.EndObject();
-      }
+      for (size_t i = 0; i < rows.size(); ++i) write_row(w, i);
       w.EndArray();
       text += '\n';
+    } else if (format == "json") {  // an object per line, as every list command prints
+      for (size_t i = 0; i < rows.size(); ++i) {
+        JsonWriter w(&text);
+        write_row(w, i);
+        text += '\n';
+      }
     } else {
       for (size_t i = 0; i < rows.size(); ++i) {
         const std::optional<table::BlobLocation>& loc = (*where)[i];
@@ -219,10 +227,13 @@ Command AddBlobCommand(CLI::App& root) {
       "One line per row: ROW<TAB>KIND<TAB>OBJECT<TAB>OFFSET<TAB>LENGTH, KIND one of\n"
       "inline (in the data file), packed (in a shared sidecar), dedicated (a sidecar of its\n"
       "own) or external (a file outside the dataset); 'null' in every field for a null\n"
-      "blob. --json prints an array of {row, kind, object, offset, length} instead.");
+      "blob. --format json prints an object {row, kind, object, offset, length} per line,\n"
+      "--json one array of them.");
   locate->target.AddOptions(*locate_app);
   locate_app->add_option("ROWID", locate->rows, "Row ids (row addresses with --address)")->required();
-  locate_app->add_flag("--json", locate->json, "Print a JSON array");
+  auto* array = locate_app->add_flag("--json", locate->json, "Print one JSON array");
+  AddListFormatOption(*locate_app, &locate->format);
+  array->excludes("--format");
   locate->target.AddFlags(*locate_app);
 
   return {group, [=] {

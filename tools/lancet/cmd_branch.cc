@@ -4,6 +4,7 @@
 #include <set>
 
 #include "lancet/commands.h"
+#include "lancet/json_writer.h"
 #include "lancet/render.h"
 #include "lancet/table/branch.h"
 #include "lancet/table/changes.h"
@@ -42,8 +43,23 @@ struct BranchState {
     auto branches = table::ListBranches(**ds);
     if (!branches.ok()) return ReportError(branches.status(), dataset);
     for (const table::BranchInfo& b : *branches) {
-      std::printf("%s\t%s\t%llu\n", b.name.c_str(), b.parent_branch.empty() ? "main" : b.parent_branch.c_str(),
-                  static_cast<unsigned long long>(b.parent_version));
+      const std::string parent = b.parent_branch.empty() ? "main" : b.parent_branch;
+      if (format == "json") {
+        std::string line;
+        JsonWriter w(&line);
+        w.BeginObject();
+        w.Key("branch");
+        w.String(b.name);
+        w.Key("parent");
+        w.String(parent);
+        w.Key("parent_version");
+        w.UInt(b.parent_version);
+        w.EndObject();
+        std::printf("%s\n", line.c_str());
+      } else {
+        std::printf("%s\t%s\t%llu\n", b.name.c_str(), parent.c_str(),
+                    static_cast<unsigned long long>(b.parent_version));
+      }
     }
     return kExitOk;
   }
@@ -108,6 +124,7 @@ Command AddBranchCommand(CLI::App& root) {
   state->create->add_option("--version", state->version, "Fork from this version instead of the latest");
   CLI::App* list = app->add_subcommand("list", "Print each branch, its parent and the version it forked from");
   list->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  AddListFormatOption(*list, &state->format);
   state->remove = app->add_subcommand("delete", "Delete branch NAME and its files");
   state->remove->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->remove->add_option("NAME", state->name, "Branch name")->required();

@@ -1,7 +1,10 @@
 // `lancet cleanup`: remove old versions and the files only they used.
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 #include "lancet/commands.h"
+#include "lancet/progress.h"
 #include "lancet/table/cleanup.h"
 
 namespace lancet::cli {
@@ -11,8 +14,9 @@ struct CleanupState {
   std::string dataset;
   std::string older_than = "14d";
   bool delete_unverified = false;
+  Progress progress;
 
-  int Run() const {
+  int Run() {
     table::CleanupOptions options;
     auto age = ParseDuration(older_than);
     if (!age.ok()) return ReportUsage("--older-than: " + age.status().message());
@@ -20,7 +24,11 @@ struct CleanupState {
     options.delete_unverified = delete_unverified;
     auto ds = OpenDataset(dataset, VersionSelector{});
     if (!ds.ok()) return ReportError(ds.status());
+    options.progress = [this](std::string_view phase, uint64_t done, uint64_t total) {
+      progress.Report(std::string(phase) + ": " + std::to_string(done) + " of " + std::to_string(total));
+    };
     auto stats = table::Cleanup(**ds, options);
+    progress.Done();
     if (!stats.ok()) return ReportError(stats.status(), dataset);
     std::printf("removed %llu old versions and %llu files (%llu bytes) from %s\n",
                 static_cast<unsigned long long>(stats->old_versions),
@@ -46,6 +54,7 @@ Command AddCleanupCommand(CLI::App& root) {
   app->add_flag("--delete-unverified", state->delete_unverified,
                 "Also remove unreferenced files younger than 7 days (may break "
                 "an in-progress commit)");
+  state->progress.AddOption(*app);
   return {app, [state] { return state->Run(); }};
 }
 

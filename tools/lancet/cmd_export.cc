@@ -47,6 +47,8 @@ struct ExportState {
   std::string dataset;
   std::string out;
   VersionSelector selector;
+  std::string columns;
+  std::string where;
   std::string format;
   std::string compression;
   uint64_t row_group_rows = uint64_t{1} << 20;
@@ -95,7 +97,23 @@ struct ExportState {
     if (!ds.ok()) return ReportError(ds.status());
     std::vector<std::string> blob_columns;
     Schema schema;
-    for (const Field& f : (*ds)->schema().fields) {
+    // --columns picks top-level columns in the order given; the schema keeps their metadata.
+    std::vector<Field> picked;
+    if (columns.empty()) {
+      picked = (*ds)->schema().fields;
+    } else {
+      for (const std::string& name : SplitList(columns)) {
+        const Field* field = nullptr;
+        for (const Field& f : (*ds)->schema().fields) {
+          if (f.name == name) field = &f;
+        }
+        if (field == nullptr) {
+          return ReportError(Status::InvalidArgument("--columns: no top-level column '" + name + "'"), dataset);
+        }
+        picked.push_back(*field);
+      }
+    }
+    for (const Field& f : picked) {
       if (BlobFieldPaths(Schema{{f}, {}}).empty() || blob_bytes) {
         schema.fields.push_back(f);
       } else {
@@ -124,6 +142,7 @@ struct ExportState {
     table::ScanOptions scan;
     for (const Field& f : schema.fields) scan.columns.push_back(f.name);
     scan.with_row_addr = with_blobs;
+    scan.filter = where;
     // Memory is the scan's window of batches; capping them in rows and bytes keeps wide rows bounded.
     scan.batch_size = 8192;
     scan.batch_bytes = 32ull << 20;
@@ -139,7 +158,8 @@ struct ExportState {
     if (!scanned.ok()) return ReportError(scanned.status(), dataset);
     std::unique_ptr<RecordBatchReader> batches = std::move(*scanned);
     uint64_t rows = 0;
-    const uint64_t total = (*ds)->CountRows();
+    // With a filter the total is unknown up front; progress then counts rows only.
+    const uint64_t total = where.empty() ? (*ds)->CountRows() : 0;
     while (true) {
       auto next = batches->Next();
       if (!next.ok()) return ReportError(next.status(), dataset);
@@ -153,14 +173,15 @@ struct ExportState {
       st =
           with_blobs ? ExportBlobRows(**ds, schema, **next, kExportBlobBytesPerBatch, write) : write(std::move(**next));
       if (!st.ok()) return ReportError(st, dataset);
-      progress.Report("exported " + std::to_string(rows) + " of " + std::to_string(total) + " rows");
+      progress.Report("exported " + std::to_string(rows) + (total != 0 ? " of " + std::to_string(total) : "") +
+                      " rows");
     }
     st = writer->finish();
     if (st.ok()) st = output.Close();
     progress.Done();
     if (!st.ok()) return ReportError(st, out == "-" ? dataset : out);
     if (out != "-") {
-      std::printf("exported %llu rows of %s version %llu to %s\n", static_cast<unsigned long long>((*ds)->CountRows()),
+      std::printf("exported %llu rows of %s version %llu to %s\n", static_cast<unsigned long long>(rows),
                   dataset.c_str(), static_cast<unsigned long long>((*ds)->version()), out.c_str());
     }
     return kExitOk;
@@ -186,6 +207,8 @@ Command AddExportCommand(CLI::App& root) {
   app->add_option("DATASET", state->dataset, "Dataset directory")->required();
   app->add_option("OUT", state->out, "Output file (.arrows/.arrow/.parquet), or - for stdout")->required();
   state->selector.AddOptions(*app);
+  app->add_option("--columns,-c", state->columns, "Comma-separated top-level columns to export (default: all)");
+  app->add_option("--where,-w", state->where, "Only rows for which this filter is true (docs/cli.md, Filters)");
   app->add_option("--format", state->format,
                   "stream, file or parquet (default: file for *.arrow, parquet for *.parquet, else stream)")
       ->check(CLI::IsMember({"stream", "file", "parquet"}));

@@ -6,6 +6,7 @@
 #include "lancet/index/scalar_index.h"
 #include "lancet/index/text_index.h"
 #include "lancet/index/vector_index.h"
+#include "lancet/json_writer.h"
 #include "lancet/progress.h"
 
 namespace lancet::cli {
@@ -16,6 +17,7 @@ struct IndexState {
   std::string column;
   std::string type;
   std::string name;
+  std::string format;
   std::vector<std::string> params;
   std::string distance;
   bool no_replace = false;
@@ -94,6 +96,32 @@ struct IndexState {
   int List(const table::Dataset& ds) const {
     auto stats = index::DescribeIndices(ds);
     if (!stats.ok()) return ReportError(stats.status(), dataset);
+    if (format == "json") {
+      for (const index::IndexStats& s : *stats) {
+        std::string line;
+        JsonWriter w(&line);
+        w.BeginObject();
+        w.Key("name");
+        w.String(s.name);
+        w.Key("type");
+        w.String(s.type);
+        w.Key("usable");
+        w.Bool(s.usable);
+        w.Key("column");
+        w.String(s.column);
+        w.Key("segments");
+        w.UInt(s.num_segments);
+        w.Key("indexed_rows");
+        w.UInt(s.num_indexed_rows);
+        w.Key("unindexed_rows");
+        w.UInt(s.num_unindexed_rows);
+        w.Key("size_bytes");
+        w.UInt(s.size_bytes);
+        w.EndObject();
+        std::printf("%s\n", line.c_str());
+      }
+      return kExitOk;
+    }
     std::printf("name\ttype\tcolumn\tsegments\tindexed_rows\tunindexed_rows\tsize_bytes\n");
     for (const index::IndexStats& s : *stats) {
       std::printf("%s\t%s%s\t%s\t%llu\t%llu\t%llu\t%llu\n", s.name.c_str(), s.type.c_str(),
@@ -164,6 +192,7 @@ Command AddIndexCommand(CLI::App& root) {
   state->progress.AddOption(*state->create);
   state->list = app->add_subcommand("list", "Print each index: type, column, segments, rows covered, size");
   state->list->add_option("DATASET", state->dataset, "Dataset directory")->required();
+  AddListFormatOption(*state->list, &state->format);
   state->drop = app->add_subcommand("drop", "Remove index NAME (its files stay until cleanup)");
   state->drop->add_option("DATASET", state->dataset, "Dataset directory")->required();
   state->drop->add_option("NAME", state->name, "Index name")->required();

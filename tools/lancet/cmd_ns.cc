@@ -4,12 +4,14 @@
 
 #include "lancet/catalog/namespace.h"
 #include "lancet/commands.h"
+#include "lancet/json_writer.h"
 
 namespace lancet::cli {
 namespace {
 
 struct NsState {
   std::string id;
+  std::string format;
   std::string location;
   std::vector<std::string> properties;
   bool exist_ok = false;
@@ -37,7 +39,19 @@ struct NsState {
 
   int PrintPage(const Result<catalog::Page>& page) const {
     if (!page.ok()) return Failed(page.status());
-    for (const std::string& name : page->names) std::printf("%s\n", name.c_str());
+    for (const std::string& name : page->names) {
+      if (format == "json") {
+        std::string line;
+        JsonWriter w(&line);
+        w.BeginObject();
+        w.Key("name");
+        w.String(name);
+        w.EndObject();
+        std::printf("%s\n", line.c_str());
+      } else {
+        std::printf("%s\n", name.c_str());
+      }
+    }
     if (!page->next_token.empty()) std::fprintf(stderr, "lancet: more after '%s'\n", page->next_token.c_str());
     return kExitOk;
   }
@@ -119,6 +133,7 @@ Command AddNsCommand(CLI::App& root) {
     sub->add_option("ID", state->id, "Namespace id (default: the root)");
     sub->add_option("--page-token", state->page_token, "Only names after this one");
     sub->add_option("--limit", state->limit, "At most this many names");
+    AddListFormatOption(*sub, &state->format);
   };
   state->list = app->add_subcommand("list", "Print the child namespaces of ID");
   paged(state->list);

@@ -16,8 +16,13 @@ struct UpdateState {
     std::vector<std::pair<std::string, std::string>> assignments;
     for (const std::string& s : set) {
       const size_t eq = s.find('=');
-      if (eq == std::string::npos || eq == 0) return ReportUsage("--set '" + s + "': expected COLUMN=EXPR");
-      assignments.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+      // "caption = 'x'" reads like SQL, so blanks around the column name are not part of it.
+      const size_t begin = s.find_first_not_of(" \t");
+      const size_t end = eq == std::string::npos ? eq : s.find_last_not_of(" \t", eq - 1);
+      if (eq == std::string::npos || begin >= eq || end == std::string::npos || end < begin) {
+        return ReportUsage("--set '" + s + "': expected COLUMN=EXPR");
+      }
+      assignments.emplace_back(s.substr(begin, end + 1 - begin), s.substr(eq + 1));
     }
     auto ds = OpenDataset(dataset, VersionSelector{});
     if (!ds.ok()) return ReportError(ds.status());

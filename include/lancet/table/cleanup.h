@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 
 #include "lancet/result.h"
 #include "lancet/table/dataset.h"
@@ -17,6 +19,9 @@ struct CleanupOptions {
   /// since they may belong to a commit in progress; true removes them at any age. Only
   /// safe when nobody writes to the dataset meanwhile.
   bool delete_unverified = false;
+  /// Called as the cleanup goes: phase "reading manifests" counts manifests read,
+  /// "deleting" counts files deleted or found gone; from the calling thread.
+  std::function<void(std::string_view phase, uint64_t done, uint64_t total)> progress;
 };
 
 struct CleanupStats {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "lancet/result.h"
 #include "lancet/table/dataset.h"
@@ -17,6 +18,9 @@ struct CompactionOptions {
   double materialize_deletions_threshold = 0.1;
   bool materialize_deletions = true;
   int max_commit_attempts = 20;
+  /// Called after each fragment is rewritten with the live rows copied so far and the
+  /// live rows of every fragment being rewritten; from the calling thread.
+  std::function<void(uint64_t rows_done, uint64_t rows_total)> progress;
 };
 
 struct CompactionMetrics {
