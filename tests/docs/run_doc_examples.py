@@ -139,8 +139,32 @@ def install_prefix(build, work):
     return os.path.dirname(pcs[0])
 
 
+def page_dir_of(work, rel):
+    return os.path.join(work, "pages", rel.replace("/", "_"))
+
+
+def make_page_dir(work, rel, blocks, build):
+    """The page's directory, with `build` and the page's file= blocks already there, so
+    that the C++ examples can include a header the page defines."""
+    page_dir = page_dir_of(work, rel)
+    os.makedirs(page_dir)
+    os.symlink(build, os.path.join(page_dir, "build"))
+    for b in blocks:
+        if b.action() == "file":
+            write_file_block(page_dir, b)
+    return page_dir
+
+
+def write_file_block(page_dir, b):
+    path = os.path.join(page_dir, b.attrs["file"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(b.text)
+
+
 def compile_cpp(block, work, env, cxx):
-    """Compiles one cpp block; returns an error text or None."""
+    """Compiles one cpp block (its page's directory on the include path, for headers the
+    page defines with file=); returns an error text or None."""
     name = f"{block.path.replace('/', '_').replace('.', '_')}_{block.line}"
     src = os.path.join(work, "cpp", name + ".cc")
     exe = os.path.join(work, "cpp", name)
@@ -149,7 +173,8 @@ def compile_cpp(block, work, env, cxx):
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "lancet"], env=env, check=True,
                            capture_output=True, text=True).stdout.split()
     launcher = [shutil.which("ccache")] if shutil.which("ccache") else []
-    r = subprocess.run(launcher + [cxx] + CXX_FLAGS + [src, "-o", exe] + flags, env=env,
+    include = ["-I" + page_dir_of(work, block.path)]
+    r = subprocess.run(launcher + [cxx] + CXX_FLAGS + include + [src, "-o", exe] + flags, env=env,
                        capture_output=True, text=True)
     if r.returncode != 0:
         return f"does not compile:\n{r.stderr}"
@@ -199,10 +224,8 @@ for line in commands:
 
 def run_page(rel, blocks, work, env, verbose):
     """Runs one page's blocks in order; returns a list of failure texts."""
-    page_dir = os.path.join(work, "pages", rel.replace("/", "_"))
-    os.makedirs(page_dir)
-    os.symlink(env["LANCET_DOC_BUILD"], os.path.join(page_dir, "build"))
-    log_path = os.path.join(work, "pages", rel.replace("/", "_") + ".log")
+    page_dir = page_dir_of(work, rel)
+    log_path = page_dir + ".log"
     failures = []
     python = None
     with open(log_path, "w+", encoding="utf-8") as log:
@@ -216,10 +239,7 @@ def run_page(rel, blocks, work, env, verbose):
                 if action in ("skip", "text"):
                     continue
                 if action == "file":
-                    path = os.path.join(page_dir, b.attrs["file"])
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path, "w", encoding="utf-8") as f:
-                        f.write(b.text)
+                    write_file_block(page_dir, b)
                     continue
                 if action == "json":
                     try:
@@ -313,10 +333,14 @@ def main():
         env = dict(os.environ)
         env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")
         env["PYTHONPATH"] = os.path.join(build, "python")
-        env["LANCET_DOC_BUILD"] = build
         # Nothing from the caller may decide which Lancet an example sees.
         for k in ("PKG_CONFIG_PATH", "CMAKE_PREFIX_PATH", "LANCET_PLUGIN_DIR"):
             env.pop(k, None)
+        os.makedirs(os.path.join(work, "pages"))
+        runnable = {rel: blocks for rel, blocks in all_blocks.items()
+                    if any(b.action() not in ("skip", "text") for b in blocks)}
+        for rel, blocks in runnable.items():
+            make_page_dir(work, rel, blocks, build)
         cpp = [b for blocks in all_blocks.values() for b in blocks if b.action() == "cpp"]
         needs_package = cpp or any(
             b.action() in ("sh", "bash") and "pkg-config" in b.text for blocks in all_blocks.values() for b in blocks)
@@ -331,14 +355,12 @@ def main():
                     failures.append(f"{b.where}: cpp block {e}")
             print(f"compiled {len(cpp) - sum(1 for e in errors if e)}/{len(cpp)} C++ examples "
                   f"({time.monotonic() - started:.0f} s)", flush=True)
-        os.makedirs(os.path.join(work, "pages"))
-        for rel, blocks in all_blocks.items():
-            if any(b.action() not in ("skip", "text") for b in blocks):
-                page_started = time.monotonic()
-                page_failures = run_page(rel, blocks, work, env, args.verbose)
-                failures += page_failures
-                status = "FAILED" if page_failures else "ok"
-                print(f"{status:6} {rel} ({time.monotonic() - page_started:.1f} s)", flush=True)
+        for rel, blocks in runnable.items():
+            page_started = time.monotonic()
+            page_failures = run_page(rel, blocks, work, env, args.verbose)
+            failures += page_failures
+            status = "FAILED" if page_failures else "ok"
+            print(f"{status:6} {rel} ({time.monotonic() - page_started:.1f} s)", flush=True)
     finally:
         if failures:
             print(f"(kept {work} for inspection)", file=sys.stderr)
