@@ -13,8 +13,9 @@ are tested", is the rule for writers):
                       one namespace, as a reader typing them into one interpreter would
   json                parsed; ndjson: every line parsed
   text                never run: output, synopses, grammars, layouts
-  LANG file=NAME      not run, written to NAME for the blocks after it (a plugin's source
-                      the next sh block compiles, a CMakeLists.txt, a schema)
+  LANG file=NAME      not run, written to NAME in the page's directory (a plugin's source
+                      the next sh block compiles, a header the C++ examples include, a
+                      schema); written before anything of the page compiles or runs
 
 Any block, whatever its language, is skipped when the line before its fence is
 `<!-- not-run: REASON -->` with a reason. A block none of these rules covers (no
