@@ -32,7 +32,19 @@ subcommands() {
        on && /^  [^ ]/ { print $1 }'
 }
 
-# section NAME...: the help of `lancet NAME...`, then of each of its subcommands.
+# The positionals a command takes before its subcommand, from its usage line
+# ("Usage: lancet tag [OPTIONS] DATASET SUBCOMMAND" gives DATASET): the subcommand's help
+# is only reached past them, so they are passed as placeholders.
+before_subcommand() {
+  awk '/^Usage: / {
+         for (i = 2; i <= NF; ++i) {
+           if ($i == "SUBCOMMAND") exit
+           if ($i ~ /^[A-Z][A-Z_]*$/) print $i
+         }
+       }'
+}
+
+# section WORD...: the help of `lancet WORD...`, then of each of its subcommands.
 section() {
   local help
   help="$("$lancet" "$@" --help)"
@@ -40,9 +52,11 @@ section() {
   local level="##"
   [ $# -ge 2 ] && level="###"
   printf '%s %s\n\n```text\n%s\n```\n\n' "$level" "$title" "$help"
-  local sub
+  local placeholders sub
+  placeholders="$(before_subcommand <<<"$help" | tr '\n' ' ')"
   for sub in $(subcommands <<<"$help"); do
-    section "$@" "$sub"
+    # shellcheck disable=SC2086  # the placeholders are words
+    section "$@" $placeholders "$sub"
   done
 }
 
