@@ -297,6 +297,7 @@ def main():
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     ap.add_argument("--lint", action="store_true", help="only check that every block is tested or marked")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (pages' files and logs)")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
     source = os.path.abspath(args.source)
@@ -363,7 +364,7 @@ def main():
             status = "FAILED" if page_failures else "ok"
             print(f"{status:6} {rel} ({time.monotonic() - page_started:.1f} s)", flush=True)
     finally:
-        if failures:
+        if failures or args.keep:
             print(f"(kept {work} for inspection)", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
