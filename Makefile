@@ -31,14 +31,15 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Everything: the interop tests against the reference, the blob ingest memory bound and
-# the Python module's suite and the installed C++ package (release CLI, benchmarks and module),
+# Everything: the interop tests against the reference, the blob ingest memory bound,
+# the Python module's suite, the installed C++ package and the doc examples (release CLI,
+# benchmarks, chunks plugin and module),
 # then one clang build with ASan+UBSan (and libFuzzer instrumentation) that runs every
 # unit test and every fuzzer. The unit tests run only there, to keep CI within its time
 # budget; `make unit-test` runs them on the optimized build.
 test: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress _lancet
-	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress|python|install'
+	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress _lancet lancet_chunks
+	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress|python|install|docs'
 	$(MAKE) s3-test
 	$(MAKE) asan-test
 
