@@ -1,5 +1,6 @@
 // `lancet serve`: the REST namespace server (lance-namespace spec) over a directory
-// namespace (catalog::RestServer in front of catalog::RestRouter).
+// namespace (catalog::RestServer in front of catalog::RestRouter), and with --ui a
+// read-only browser view of it (serve_ui.h).
 #include <pthread.h>
 #include <signal.h>
 
@@ -13,7 +14,9 @@
 #include "lancet/catalog/namespace.h"
 #include "lancet/catalog/rest_router.h"
 #include "lancet/catalog/rest_server.h"
+#include "lancet/column_plugin.h"
 #include "lancet/commands.h"
+#include "lancet/serve_ui.h"
 
 namespace lancet::cli {
 namespace {
@@ -29,6 +32,7 @@ struct ServeState {
   size_t threads = 8;
   int timeout_sec = 10;
   bool quiet = false;
+  bool ui = false;
 
   int Run() const;
 };
@@ -75,8 +79,8 @@ int ServeState::Run() const {
   if (!ns.ok()) return ReportError(ns.status(), root);
   options.max_body_bytes = max_body_mib << 20;
   options.location_root = root;
-  auto router =
-      std::make_shared<const catalog::RestRouter>(std::shared_ptr<catalog::Namespace>(std::move(*ns)), options);
+  std::shared_ptr<catalog::Namespace> shared_ns(std::move(*ns));
+  auto router = std::make_shared<const catalog::RestRouter>(shared_ns, options);
 
   catalog::RestServerOptions server_options;
   server_options.host = host;
@@ -86,6 +90,14 @@ int ServeState::Run() const {
   server_options.threads = threads;
   server_options.timeout_sec = timeout_sec;
   server_options.access_log = !quiet;
+  if (ui) {
+    UiOptions ui_options;
+    ui_options.token = options.token;
+    std::error_code exe_ec;
+    ui_options.plugin_dirs = InstallPluginDirs(std::filesystem::read_symlink("/proc/self/exe", exe_ec).string());
+    auto routes = std::make_shared<const UiRoutes>(shared_ns, std::move(ui_options));
+    server_options.get_hook = [routes](const catalog::RestRequest& request) { return routes->Handle(request); };
+  }
 
   // SIGINT/SIGTERM are blocked in every thread (the pool's inherit the mask) and taken
   // by one waiter, which stops the server: in-flight requests finish, then Run returns.
@@ -106,6 +118,10 @@ int ServeState::Run() const {
   std::printf("lancet serve: listening on %s://%s%s%s:%d (root %s%s)\n", tls_cert.empty() ? "http" : "https",
               v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound, root.c_str(),
               options.token.empty() ? "" : ", token required");
+  if (ui) {
+    std::printf("lancet serve: browser view at %s://%s%s%s:%d/ui/\n", tls_cert.empty() ? "http" : "https",
+                v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound);
+  }
   std::fflush(stdout);
 
   std::atomic<bool> stopping = false;
@@ -148,6 +164,8 @@ Command AddServeCommand(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
   app->add_flag("--quiet,-q", state->quiet, "No access log on stderr");
+  app->add_flag("--ui", state->ui,
+                "Also serve a read-only browser view at /ui/: tables, schema, versions, rows, images, video frames");
   return {app, [state] { return state->Run(); }};
 }
 

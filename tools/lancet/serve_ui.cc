@@ -1,0 +1,410 @@
+#include "lancet/serve_ui.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+
+#include "lancet/catalog/names.h"
+#include "lancet/index/scalar_index.h"
+#include "lancet/json_writer.h"
+#include "lancet/media/write_blob_info.h"
+#include "lancet/scan/scanner.h"
+#include "lancet/serve_ui_http.h"
+#include "lancet/value_json.h"
+
+namespace lancet::cli {
+namespace {
+
+// A walk of a large catalog stops here: the page is for looking, not for inventories.
+constexpr size_t kMaxListedTables = 2000;
+constexpr size_t kMaxNamespaceDepth = 8;
+// Strings and binaries longer than this show as {len, sha256} in the row preview.
+constexpr size_t kPreviewValueBytes = 1024;
+constexpr size_t kMaxFilterBytes = 4096;
+constexpr size_t kMaxTableIdBytes = 2048;
+// Versions listed per table, newest first.
+constexpr size_t kMaxListedVersions = 200;
+
+std::string_view UiHeader(const catalog::RestRequest& request, std::string_view name) {
+  for (const auto& [k, v] : request.headers) {
+    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return v;
+    }
+  }
+  return {};
+}
+
+// Tokens are taken from headers only, never from the query: URLs end up in logs and
+// browser history.
+bool UiAuthorized(const catalog::RestRequest& request, const std::string& token) {
+  if (token.empty()) return true;
+  const std::string_view bearer = UiHeader(request, "authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (bearer.starts_with(kBearer) && catalog::ConstantTimeEquals(bearer.substr(kBearer.size()), token)) return true;
+  const std::string_view key = UiHeader(request, "x-api-key");
+  return !key.empty() && catalog::ConstantTimeEquals(key, token);
+}
+
+catalog::RestResponse Redirect(const std::string& to) {
+  catalog::RestResponse r;
+  r.status = 302;
+  r.content_type = "text/plain";
+  r.body = "see " + to + "\n";
+  r.headers = {{"Location", to}};
+  return r;
+}
+
+catalog::RestResponse AssetResponse(const UiAsset& asset) {
+  catalog::RestResponse r;
+  r.content_type = asset.content_type;
+  r.body = asset.body;
+  // The page only talks to this server and shows blob: URLs it made from our answers;
+  // a value in a table can never run as script.
+  r.headers = {{"Content-Security-Policy",
+                "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
+                "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"},
+               {"X-Content-Type-Options", "nosniff"},
+               {"Cache-Control", "no-cache"}};
+  return r;
+}
+
+// "ns1$ns2$t" (the REST wire's delimiter, which no name may hold) → its parts, each a
+// valid name.
+Result<catalog::Id> ParseTableId(const std::string& text) {
+  catalog::Id id;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find('$', begin);
+    id.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (Status st = catalog::ValidateName(id.back()); !st.ok()) {
+      return Status::InvalidArgument("bad table id '" + text + "': " + st.message());
+    }
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return id;
+}
+
+std::string JoinId(const catalog::Id& id) {
+  std::string s;
+  for (const std::string& part : id) s += (s.empty() ? "" : "$") + part;
+  return s;
+}
+
+// Every page of a namespace listing.
+template <typename ListFn>
+Status ListAll(ListFn&& list, size_t budget, std::vector<std::string>& out) {
+  catalog::PageRequest page;
+  while (out.size() < budget) {
+    ASSIGN_OR_RETURN(catalog::Page got, list(page));
+    out.insert(out.end(), got.names.begin(), got.names.end());
+    if (got.next_token.empty() || got.names.empty()) break;
+    page.token = got.next_token;
+  }
+  return Status::OK();
+}
+
+const Array* DescriptorSize(const Array& descriptor) {
+  for (size_t i = 0; i < descriptor.type.children.size() && i < descriptor.children.size(); ++i) {
+    if (descriptor.type.children[i].name == "size" && descriptor.children[i].type.id == TypeId::kUInt64) {
+      return &descriptor.children[i];
+    }
+  }
+  return nullptr;
+}
+
+// Blob values show as their size: the page fetches the bytes (or frames) when asked.
+void WriteBlobSummary(JsonWriter& w, const Array& descriptor, int64_t index) {
+  if (descriptor.IsNull(index)) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("blob");
+  w.Bool(true);
+  const Array* size = DescriptorSize(descriptor);
+  const int64_t at = descriptor.offset + index;  // struct children carry the parent's offset
+  if (size != nullptr && size->IsValid(at)) {
+    w.Key("size");
+    w.UInt(size->values<uint64_t>()[at]);
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+UiRoutes::UiRoutes(std::shared_ptr<catalog::Namespace> ns, UiOptions options)
+    : ns_(std::move(ns)), options_(std::move(options)), frame_slots_(std::max(1, options_.max_concurrent_frames)) {}
+
+std::optional<catalog::RestResponse> UiRoutes::Handle(const catalog::RestRequest& request) const {
+  const std::string& path = request.path;
+  if (path == "/" || path == "/ui") return Redirect("/ui/");
+  constexpr std::string_view kUi = "/ui/";
+  if (!path.starts_with(kUi)) return std::nullopt;
+  const std::string rest = path.substr(kUi.size());
+  constexpr std::string_view kApi = "api/";
+  if (rest.starts_with(kApi)) {
+    if (!UiAuthorized(request, options_.token)) return UiError(401, "a token is required (x-api-key)");
+    auto query = catalog::ParseQuery(request.query);
+    if (!query.ok()) return UiErrorFor(query.status());
+    return Api(rest.substr(kApi.size()), *query);
+  }
+  const UiAsset* asset = FindUiAsset(rest.empty() ? "index.html" : rest);
+  if (asset == nullptr) return UiError(404, "no such page");
+  return AssetResponse(*asset);
+}
+
+catalog::RestResponse UiRoutes::Api(const std::string& route, const Query& query) const {
+  Result<catalog::RestResponse> answer = Status::NotFound("no such UI route");
+  if (route == "tables") {
+    answer = Tables();
+  } else if (route == "table") {
+    answer = Table(query);
+  } else if (route == "rows") {
+    answer = Rows(query);
+  } else if (route == "blob") {
+    answer = Blob(query);
+  } else if (route == "video") {
+    answer = Video(query);
+  } else if (route == "frame") {
+    answer = Frame(query);
+  }
+  return answer.ok() ? std::move(*answer) : UiErrorFor(answer.status());
+}
+
+Result<std::unique_ptr<table::Dataset>> UiRoutes::OpenTable(const Query& query) const {
+  ASSIGN_OR_RETURN(std::string text, UiQueryText(query, "table", kMaxTableIdBytes));
+  ASSIGN_OR_RETURN(catalog::Id id, ParseTableId(text));
+  ASSIGN_OR_RETURN(catalog::TableInfo info, ns_->DescribeTable(id));
+  if (info.only_declared) return Status::NotFound("table '" + text + "' holds no data yet");
+  return table::Dataset::Open(info.location);
+}
+
+Result<catalog::RestResponse> UiRoutes::Tables() const {
+  std::vector<catalog::Id> tables;
+  std::deque<catalog::Id> pending = {catalog::Id{}};
+  bool truncated = false;
+  while (!pending.empty()) {
+    catalog::Id parent = std::move(pending.front());
+    pending.pop_front();
+    std::vector<std::string> names;
+    RETURN_IF_ERROR(
+        ListAll([&](const catalog::PageRequest& p) { return ns_->ListTables(parent, p); }, kMaxListedTables, names));
+    for (const std::string& n : names) {
+      if (tables.size() >= kMaxListedTables) {
+        truncated = true;
+        break;
+      }
+      tables.push_back(parent);
+      tables.back().push_back(n);
+    }
+    if (parent.size() >= kMaxNamespaceDepth || tables.size() >= kMaxListedTables) {
+      truncated = truncated || parent.size() >= kMaxNamespaceDepth;
+      continue;
+    }
+    std::vector<std::string> children;
+    RETURN_IF_ERROR(ListAll([&](const catalog::PageRequest& p) { return ns_->ListNamespaces(parent, p); },
+                            kMaxListedTables, children));
+    for (const std::string& c : children) {
+      pending.push_back(parent);
+      pending.back().push_back(c);
+    }
+  }
+  std::string body;
+  JsonWriter w(&body);
+  w.BeginObject();
+  w.Key("tables");
+  w.BeginArray();
+  for (const catalog::Id& id : tables) {
+    w.BeginObject();
+    w.Key("id");
+    w.String(JoinId(id));
+    w.Key("path");
+    w.BeginArray();
+    for (const std::string& part : id) w.String(part);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("truncated");
+  w.Bool(truncated);
+  w.EndObject();
+  return UiJson(std::move(body));
+}
+
+Result<catalog::RestResponse> UiRoutes::Table(const Query& query) const {
+  ASSIGN_OR_RETURN(auto ds, OpenTable(query));
+  ASSIGN_OR_RETURN(std::vector<table::VersionInfo> versions, ds->ListVersions());
+  ASSIGN_OR_RETURN(auto tags, ds->ListTags());
+  ASSIGN_OR_RETURN(std::vector<index::IndexStats> indexes, index::DescribeIndices(*ds));
+  std::string body;
+  JsonWriter w(&body);
+  w.BeginObject();
+  w.Key("version");
+  w.UInt(ds->version());
+  w.Key("rows");
+  w.UInt(ds->CountRows());
+  w.Key("fields");
+  w.BeginArray();
+  for (const Field& f : ds->schema().fields) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(f.name);
+    w.Key("type");
+    w.String(IsBlobV2Field(f) ? "blob" : f.type.ToString());
+    w.Key("nullable");
+    w.Bool(f.nullable);
+    w.Key("blob");
+    w.Bool(IsBlobV2Field(f));
+    auto plugin = f.metadata.find(media::kMediaPluginKey);
+    w.Key("plugin");
+    if (plugin == f.metadata.end()) {
+      w.Null();
+    } else {
+      w.String(plugin->second);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("versions");
+  w.BeginArray();
+  std::sort(versions.begin(), versions.end(),
+            [](const table::VersionInfo& a, const table::VersionInfo& b) { return a.version > b.version; });
+  if (versions.size() > kMaxListedVersions) versions.resize(kMaxListedVersions);
+  for (const table::VersionInfo& v : versions) {
+    w.BeginObject();
+    w.Key("version");
+    w.UInt(v.version);
+    w.Key("timestamp_ms");
+    w.Int(v.timestamp_ms);
+    w.Key("rows");
+    w.UInt(v.num_rows);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("tags");
+  w.BeginArray();
+  for (const auto& [name, version] : tags) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(name);
+    w.Key("version");
+    w.UInt(version);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("indexes");
+  w.BeginArray();
+  for (const index::IndexStats& s : indexes) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(s.name);
+    w.Key("type");
+    w.String(s.type);
+    w.Key("column");
+    w.String(s.column);
+    w.Key("usable");
+    w.Bool(s.usable);
+    w.Key("segments");
+    w.UInt(s.num_segments);
+    w.Key("indexed_rows");
+    w.UInt(s.num_indexed_rows);
+    w.Key("unindexed_rows");
+    w.UInt(s.num_unindexed_rows);
+    w.Key("size_bytes");
+    w.UInt(s.size_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return UiJson(std::move(body));
+}
+
+Result<catalog::RestResponse> UiRoutes::Rows(const Query& query) const {
+  ASSIGN_OR_RETURN(auto ds, OpenTable(query));
+  ASSIGN_OR_RETURN(uint64_t offset, UiQueryU64(query, "offset", 0, uint64_t{1} << 48));
+  ASSIGN_OR_RETURN(uint64_t limit, UiQueryU64(query, "limit", 50, options_.max_rows));
+  std::string where;
+  if (auto it = query.find("where"); it != query.end()) where = it->second;
+  if (where.size() > kMaxFilterBytes) {
+    return Status::InvalidArgument("the filter is longer than " + std::to_string(kMaxFilterBytes) + " bytes");
+  }
+
+  // The matching rows are counted with the filter's columns only, as `lancet count` does.
+  uint64_t total = ds->CountRows();
+  if (!where.empty()) {
+    table::ScanOptions count;
+    count.columns = {"_rowaddr"};
+    count.filter = where;
+    ASSIGN_OR_RETURN(auto reader, scan::NewScan(*ds, count));
+    total = 0;
+    while (true) {
+      ASSIGN_OR_RETURN(auto batch, reader->Next());
+      if (!batch) break;
+      total += static_cast<uint64_t>(batch->num_rows);
+    }
+  }
+
+  table::ScanOptions scan;
+  scan.filter = where;
+  scan.offset = offset;
+  scan.limit = limit;
+  scan.with_row_id = true;
+  scan.batch_size = std::max<uint64_t>(limit, 1);
+  ValueOptions values;
+  values.digest_threshold = kPreviewValueBytes;
+  values.float32_shortest = true;
+  values.blob_writer = [](JsonWriter& w, std::string_view, const Array& descriptor, int64_t i) {
+    WriteBlobSummary(w, descriptor, i);
+  };
+  const Schema& logical = ds->schema();
+  std::string body;
+  JsonWriter w(&body);
+  w.BeginObject();
+  w.Key("total");
+  w.UInt(total);
+  w.Key("offset");
+  w.UInt(offset);
+  w.Key("limit");
+  w.UInt(limit);
+  w.Key("columns");
+  w.BeginArray();
+  for (const Field& f : logical.fields) w.String(f.name);
+  w.EndArray();
+  w.Key("rows");
+  w.BeginArray();
+  if (limit > 0) {
+    ASSIGN_OR_RETURN(auto reader, scan::NewScan(*ds, scan));
+    while (true) {
+      ASSIGN_OR_RETURN(auto batch, reader->Next());
+      if (!batch) break;
+      const int rowid = batch->schema.FieldIndex("_rowid");
+      if (rowid < 0) return Status::Internal("the scan returned no _rowid");
+      const Array& ids = batch->columns[static_cast<size_t>(rowid)];
+      for (int64_t i = 0; i < batch->num_rows; ++i) {
+        w.BeginObject();
+        w.Key("_rowid");
+        w.UIntString(ids.values<uint64_t>()[i]);
+        w.Key("values");
+        w.BeginArray();
+        for (const Field& f : logical.fields) {
+          const int c = batch->schema.FieldIndex(f.name);
+          if (c < 0) {
+            w.Null();
+            continue;
+          }
+          RETURN_IF_ERROR(WriteValue(w, batch->columns[static_cast<size_t>(c)], i, &f, f.name, values));
+        }
+        w.EndArray();
+        w.EndObject();
+      }
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  return UiJson(std::move(body));
+}
+
+}  // namespace lancet::cli
