@@ -18,13 +18,18 @@ async function main() {
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.setDefaultTimeout(STEP_MS);
-    // A script error or a refused resource (the page's CSP) fails the test.
+    // A script error, a refused resource (the page's CSP) or a failed request other than
+    // the bad filter's fails the test; failed requests are checked from the responses.
     const problems = [];
     page.on('pageerror', (e) => problems.push('page error: ' + e.message));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push('console: ' + m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push('console: ' + m.text());
+    });
     const frames = [];
+    const failed = [];
     page.on('response', (r) => {
       if (r.url().includes('/ui/api/frame?')) frames.push({ status: r.status(), type: r.headers()['content-type'] });
+      if (r.status() >= 400) failed.push(r.status() + ' ' + new URL(r.url()).pathname + new URL(r.url()).search);
     });
 
     await page.goto(url);  // "/" redirects to /ui/
@@ -78,6 +83,8 @@ async function main() {
     check(size[0] === 64 && size[1] === 48, 'red.png (row 1) as 64x48, got ' + size);
 
     check(problems.length === 0, 'no page errors: ' + problems.join('; '));
+    check(failed.length === 1 && failed[0].startsWith('400 /ui/api/rows?'),
+      'only the bad filter to fail, got ' + failed.join('; '));
     console.log(`ui_browser: ok (${frames.length} frames as PNG, filter 3 -> 1 rows, image ${size[0]}x${size[1]})`);
   } finally {
     await browser.close();

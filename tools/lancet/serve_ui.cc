@@ -141,6 +141,11 @@ UiRoutes::UiRoutes(std::shared_ptr<catalog::Namespace> ns, UiOptions options)
 std::optional<catalog::RestResponse> UiRoutes::Handle(const catalog::RestRequest& request) const {
   const std::string& path = request.path;
   if (path == "/" || path == "/ui") return Redirect("/ui/");
+  if (path == "/favicon.ico") {  // browsers ask on their own; no icon, and no error either
+    catalog::RestResponse none;
+    none.status = 204;
+    return none;
+  }
   constexpr std::string_view kUi = "/ui/";
   if (!path.starts_with(kUi)) return std::nullopt;
   const std::string rest = path.substr(kUi.size());

@@ -37,9 +37,9 @@ struct UiOptions {
 
 /// \brief The UI's routes, for RestServerOptions::get_hook. Thread-safe.
 ///
-/// Answers `/` (a redirect to /ui/ ), `/ui` and everything below it; nullopt for any other
-/// path. Bad input is a 4xx JSON answer `{"error": "..."}`, never a crash; nothing here
-/// writes to a table.
+/// Answers `/` (a redirect to /ui/), `/favicon.ico` (204), `/ui` and everything below
+/// it; nullopt for any other path. Bad input is a 4xx JSON answer `{"error": "..."}`,
+/// never a crash; nothing here writes to a table.
 class UiRoutes {
  public:
   UiRoutes(std::shared_ptr<catalog::Namespace> ns, UiOptions options);

@@ -134,7 +134,9 @@ async function loadRows() {
   state.total = answer.total;
   const count = $('match-count');
   count.dataset.total = String(answer.total);
-  count.textContent = state.where ? `${answer.total} rows match` : `${answer.total} rows`;
+  const rowsWord = answer.total === 1 ? 'row' : 'rows';
+  count.textContent = state.where ? `${answer.total} ${rowsWord} match${answer.total === 1 ? 'es' : ''}`
+    : `${answer.total} ${rowsWord}`;
   const first = answer.rows.length ? answer.offset + 1 : 0;
   $('page').textContent = `${first}\u2013${answer.offset + answer.rows.length}`;
   $('prev').disabled = answer.offset === 0;
