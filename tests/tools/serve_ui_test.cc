@@ -137,6 +137,7 @@ TEST_F(ServeUiTest, BadRequestsAre4xx) {
   EXPECT_EQ(Code("rows", "table=t&where=nosuchcolumn+%3D+1"), 400);
   EXPECT_EQ(Code("rows", "table=t&offset=1000"), 200);      // past the end: no rows
   EXPECT_EQ(Code("blob", "table=files&column=data"), 400);  // no row
+  EXPECT_EQ(Code("blob", "table=files&column=data&row="), 400);
   EXPECT_EQ(Code("blob", "table=files&column=path&row=0"), 400);
   EXPECT_EQ(Code("blob", "table=files&column=nope&row=0"), 404);
   EXPECT_EQ(Code("blob", "table=files&column=data&row=7"), 404);

@@ -46,8 +46,10 @@ Result<std::string> BlobColumn(const table::Dataset& ds, const UiQuery& query) {
   return column;
 }
 
-Result<uint64_t> RowId(const UiQuery& query) {
-  if (query.find("row") == query.end()) return Status::InvalidArgument("'row' is required");
+Result<uint64_t> QueryRowId(const UiQuery& query) {
+  if (auto it = query.find("row"); it == query.end() || it->second.empty()) {
+    return Status::InvalidArgument("'row' is required");
+  }
   return UiQueryU64(query, "row", 0, UINT64_MAX);
 }
 
@@ -96,7 +98,7 @@ class SlotGuard {
 Result<catalog::RestResponse> UiRoutes::Blob(const Query& query) const {
   ASSIGN_OR_RETURN(auto ds, OpenTable(query));
   ASSIGN_OR_RETURN(std::string column, BlobColumn(*ds, query));
-  ASSIGN_OR_RETURN(uint64_t row, RowId(query));
+  ASSIGN_OR_RETURN(uint64_t row, QueryRowId(query));
   const uint64_t rows[] = {row};
   // Located first so an oversized blob is refused before a byte of it is read.
   ASSIGN_OR_RETURN(auto located, ds->LocateBlobsWithInfo(column, rows));
@@ -123,7 +125,7 @@ Result<catalog::RestResponse> UiRoutes::Blob(const Query& query) const {
 Result<catalog::RestResponse> UiRoutes::Video(const Query& query) const {
   ASSIGN_OR_RETURN(auto ds, OpenTable(query));
   ASSIGN_OR_RETURN(std::string column, BlobColumn(*ds, query));
-  ASSIGN_OR_RETURN(uint64_t row, RowId(query));
+  ASSIGN_OR_RETURN(uint64_t row, QueryRowId(query));
   ASSIGN_OR_RETURN(media::VideoStreamInfo v, RowVideoInfo(*ds, column, row));
   std::string body;
   JsonWriter w(&body);
@@ -149,7 +151,7 @@ Result<catalog::RestResponse> UiRoutes::Video(const Query& query) const {
 Result<catalog::RestResponse> UiRoutes::Frame(const Query& query) const {
   ASSIGN_OR_RETURN(auto ds, OpenTable(query));
   ASSIGN_OR_RETURN(std::string column, BlobColumn(*ds, query));
-  ASSIGN_OR_RETURN(uint64_t row, RowId(query));
+  ASSIGN_OR_RETURN(uint64_t row, QueryRowId(query));
   ASSIGN_OR_RETURN(double t, Seconds(query));
   ASSIGN_OR_RETURN(uint64_t width, UiQueryU64(query, "width", 320, options_.max_frame_width));
   if (width < 16) return Status::InvalidArgument("'width' must be at least 16");
