@@ -122,6 +122,25 @@ TEST_F(ServeUiTest, TablesTableAndRows) {
   EXPECT_EQ(files["rows"][0]["values"][3]["blob"], true);
 }
 
+TEST_F(ServeUiTest, NestedNamespaces) {
+  ASSERT_OK_AND_ASSIGN(auto ns, catalog::OpenNamespace(root_));
+  ASSERT_OK(ns->CreateNamespace({"ns1"}, catalog::CreateMode::kCreate, {}).status());
+  ASSERT_OK_AND_ASSIGN(catalog::TableInfo t2, ns->DeclareTable({"ns1", "t2"}, {}));
+  ASSERT_OK(ns->DeclareTable({"ns1", "empty"}, {}).status());
+  ASSERT_OK_AND_ASSIGN(Array id, ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{7, 8}));
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, MakeRecordBatch({"id"}, {id}));
+  ASSERT_OK(table::WriteDataset(t2.location, batch.schema, {batch}, {}).status());
+
+  nlohmann::json tables = Json("tables", "");
+  std::vector<std::string> ids;
+  for (const auto& t : tables["tables"]) ids.push_back(t["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"files", "t", "ns1$empty", "ns1$t2"}));
+  EXPECT_EQ(Json("rows", "table=ns1%24t2")["total"], 2);
+  EXPECT_EQ(Code("rows", "table=ns1%24empty"), 404);  // declared, no data yet
+  EXPECT_EQ(Code("rows", "table=ns1%24nope"), 404);
+  EXPECT_EQ(Code("rows", "table=ns1%24"), 400);
+}
+
 TEST_F(ServeUiTest, BadRequestsAre4xx) {
   EXPECT_EQ(Code("table", ""), 400);
   EXPECT_EQ(Code("table", "table=nope"), 404);

@@ -18,6 +18,7 @@ namespace {
 // A walk of a large catalog stops here: the page is for looking, not for inventories.
 constexpr size_t kMaxListedTables = 2000;
 constexpr size_t kMaxNamespaceDepth = 8;
+constexpr size_t kMaxListedNamespaces = 500;
 constexpr size_t kMaxTableIdBytes = 2048;
 // Versions listed per table, newest first.
 constexpr size_t kMaxListedVersions = 200;
@@ -161,7 +162,14 @@ Result<catalog::RestResponse> UiRoutes::Tables() const {
   std::vector<catalog::Id> tables;
   std::deque<catalog::Id> pending = {catalog::Id{}};
   bool truncated = false;
+  size_t visited = 0;
   while (!pending.empty()) {
+    // Each namespace costs two catalog calls: a catalog of many small namespaces is cut
+    // short like one of many tables.
+    if (++visited > kMaxListedNamespaces) {
+      truncated = true;
+      break;
+    }
     catalog::Id parent = std::move(pending.front());
     pending.pop_front();
     std::vector<std::string> names;
