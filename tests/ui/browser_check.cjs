@@ -1,12 +1,15 @@
 // Drives the page of `lancet serve --ui` in headless Chromium (browser_test.sh sets it
 // up): every step waits with a timeout and any failure exits 1 with what was expected.
 //
-//   PLAYWRIGHT=.../node_modules/playwright-core node browser_check.cjs URL CHROMIUM SCREENSHOT
+//   PLAYWRIGHT=.../node_modules/playwright-core UI_TOKEN=T \
+//     node browser_check.cjs URL CHROMIUM SCREENSHOT GUARDED_URL
+//
+// GUARDED_URL is a server started with --token-file holding UI_TOKEN.
 'use strict';
 
 const { chromium } = require(process.env.PLAYWRIGHT);
 
-const [url, executablePath, screenshot] = process.argv.slice(2);
+const [url, executablePath, screenshot, guardedUrl] = process.argv.slice(2);
 const STEP_MS = 30000;
 
 function check(ok, what) {
@@ -85,6 +88,18 @@ async function main() {
     check(problems.length === 0, 'no page errors: ' + problems.join('; '));
     check(failed.length === 1 && failed[0].startsWith('400 /ui/api/rows?'),
       'only the bad filter to fail, got ' + failed.join('; '));
+
+    // With a token: nothing is listed until it is given, then the tables are.
+    const guarded = await browser.newPage();
+    guarded.setDefaultTimeout(STEP_MS);
+    await guarded.goto(guardedUrl);
+    await guarded.locator('#token-form:not([hidden])').waitFor();
+    check((await guarded.locator('#tables button').count()) === 0, 'no tables listed without the token');
+    await guarded.locator('#token').fill(process.env.UI_TOKEN);
+    await guarded.locator('#token').press('Enter');
+    await guarded.locator('#tables button[data-table="videos"]').waitFor();
+    await guarded.locator('#tables button[data-table="images"]').click();
+    await guarded.locator('#match-count[data-total="2"]').waitFor();
     console.log(`ui_browser: ok (${frames.length} frames as PNG, filter 3 -> 1 rows, image ${size[0]}x${size[1]})`);
   } finally {
     await browser.close();

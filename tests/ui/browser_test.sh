@@ -2,9 +2,10 @@
 # The browser view of `lancet serve --ui` in headless Chromium (Debian's /usr/bin/chromium,
 # driven by the npm package playwright-core that scripts/install-deps.sh puts in the
 # cache): a table of three videos ingested through the video plugin and one of PNG
-# images go under a namespace root; the server starts on 127.0.0.1 with a free port;
-# browser_check.cjs loads the page, filters, opens a video row and an image row and waits
-# for their images; the screenshot is kept at SCREENSHOT.
+# images go under a namespace root; the server starts on 127.0.0.1 with a free port (and
+# a second one with a token); browser_check.cjs loads the page, filters, opens a video row
+# and an image row and waits for their images, then gives the second server's page its
+# token; the screenshot is kept at SCREENSHOT.
 #
 #   tests/ui/browser_test.sh LANCET VIDEO_PLUGIN WORKDIR SCREENSHOT
 #
@@ -46,23 +47,37 @@ done
 "$LANCET" ingest "$WORK/videos" "$WORK/root/videos.lance" --glob '*.mp4' --column video --media "video=$PLUGIN" >/dev/null
 "$LANCET" ingest "$WORK/images" "$WORK/root/images.lance" --glob '*.png' --column image >/dev/null
 
-"$LANCET" serve --ui --root "$WORK/root" --port 0 --quiet >"$WORK/serve.out" 2>"$WORK/serve.err" &
-SERVER=$!
-stop_server() {
-  kill "$SERVER" 2>/dev/null || true
-  wait "$SERVER" 2>/dev/null || true
+# Two servers on the same root: an open one, and one that wants a token (the page must
+# ask for it before it lists anything).
+SERVERS=()
+stop_servers() {
+  for pid in "${SERVERS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${SERVERS[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
-trap stop_server EXIT
+trap stop_servers EXIT
+# start_server NAME [ARGS...]: starts it and sets PORT to the port it printed.
+start_server() {
+  local name=$1
+  shift
+  "$LANCET" serve --ui --root "$WORK/root" --port 0 --quiet "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  local pid=$!
+  SERVERS+=("$pid")
+  PORT=""
+  for _ in $(seq 1 200); do
+    PORT=$(sed -n 's|^lancet serve: listening on http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$WORK/$name.out")
+    [ -n "$PORT" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; fail "the $name server exited"; }
+    sleep 0.1
+  done
+  fail "the $name server printed no port within 20 s"
+}
+start_server open
+OPEN_PORT=$PORT
+TOKEN="ui-test-$RANDOM$RANDOM"
+echo "$TOKEN" >"$WORK/token"
+start_server guarded --token-file "$WORK/token"
+GUARDED_PORT=$PORT
 
-PORT=""
-for _ in $(seq 1 200); do
-  PORT=$(sed -n 's|^lancet serve: listening on http://127\.0\.0\.1:\([0-9]*\) .*|\1|p' "$WORK/serve.out")
-  [ -n "$PORT" ] && break
-  kill -0 "$SERVER" 2>/dev/null || { cat "$WORK/serve.err" >&2; fail "the server exited"; }
-  sleep 0.1
-done
-[ -n "$PORT" ] || fail "the server printed no port within 20 s"
-
-PLAYWRIGHT="$PW_DIR/node_modules/playwright-core" timeout 180 \
-  node "$HERE/browser_check.cjs" "http://127.0.0.1:$PORT/" "$CHROMIUM" "$SHOT"
+PLAYWRIGHT="$PW_DIR/node_modules/playwright-core" UI_TOKEN="$TOKEN" timeout 180 \
+  node "$HERE/browser_check.cjs" "http://127.0.0.1:$OPEN_PORT/" "$CHROMIUM" "$SHOT" "http://127.0.0.1:$GUARDED_PORT/"
 echo "ui_browser: screenshot $SHOT"
