@@ -41,6 +41,18 @@ bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+// Blocks signals in the calling thread (and the threads it starts) while alive.
+class SignalMask {
+ public:
+  explicit SignalMask(const sigset_t& signals) { pthread_sigmask(SIG_BLOCK, &signals, &old_); }
+  ~SignalMask() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalMask(const SignalMask&) = delete;
+  SignalMask& operator=(const SignalMask&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
 // The token: the file's first line without surrounding whitespace.
 Result<std::string> ReadToken(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -57,6 +69,15 @@ Result<std::string> ReadToken(const std::string& path) {
 }
 
 int ServeState::Run() const {
+  // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which stops the
+  // server: in-flight requests finish, then Run returns. Blocked before anything starts a
+  // thread (opening the namespace starts the I/O pool), since a thread that started
+  // earlier keeps them unblocked and one delivered there kills the process.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  const SignalMask mask(signals);
   catalog::RestRouterOptions options;
   if (!token_file.empty()) {
     auto token = ReadToken(token_file);
@@ -99,20 +120,8 @@ int ServeState::Run() const {
     server_options.get_hook = [routes](const catalog::RestRequest& request) { return routes->Handle(request); };
   }
 
-  // SIGINT/SIGTERM are blocked in every thread (the pool's inherit the mask) and taken
-  // by one waiter, which stops the server: in-flight requests finish, then Run returns.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigset_t old_mask;
-  pthread_sigmask(SIG_BLOCK, &signals, &old_mask);
-
   auto server = catalog::RestServer::Bind(std::move(router), server_options);
-  if (!server.ok()) {
-    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    return ReportError(server.status());
-  }
+  if (!server.ok()) return ReportError(server.status());
   const int bound = (*server)->port();
   const bool v6 = host.find(':') != std::string::npos;
   std::printf("lancet serve: listening on %s://%s%s%s:%d (root %s%s)\n", tls_cert.empty() ? "http" : "https",
@@ -137,7 +146,6 @@ int ServeState::Run() const {
   const Status ran = raw->Run();
   if (!stopping.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter
   waiter.join();
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (!ran.ok()) return ReportError(ran);
   std::fprintf(stderr, "lancet serve: stopped\n");
   return kExitOk;
