@@ -80,4 +80,12 @@ GUARDED_PORT=$PORT
 
 PLAYWRIGHT="$PW_DIR/node_modules/playwright-core" UI_TOKEN="$TOKEN" timeout 180 \
   node "$HERE/browser_check.cjs" "http://127.0.0.1:$OPEN_PORT/" "$CHROMIUM" "$SHOT" "http://127.0.0.1:$GUARDED_PORT/"
+# SIGTERM stops a server cleanly (exit 0), whichever of its threads the signal reaches.
+for pid in "${SERVERS[@]}"; do
+  kill "$pid"
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" = 0 ] || fail "a server ended with status $status on SIGTERM, not 0"
+done
+SERVERS=()
 echo "ui_browser: screenshot $SHOT"
