@@ -190,5 +190,20 @@ TEST_F(ServeUiTest, TokenGuardsTheApiNotThePage) {
   EXPECT_EQ(Get("/ui/api/tables", "", {{"Authorization", "Bearer s3cret"}}).status, 200);
 }
 
+TEST_F(ServeUiTest, WithoutATokenOnlyLoopbackHostNames) {
+  UiOptions options;
+  options.loopback_hosts = {"127.0.0.1", "localhost", "[::1]"};
+  Open(options);
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"Host", "127.0.0.1:2333"}}).status, 200);
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"host", "LOCALHOST"}}).status, 200);
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"Host", "[::1]:80"}}).status, 200);
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"Host", "rebound.example:2333"}}).status, 403);
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"Host", "127.0.0.1.evil:2333"}}).status, 403);
+  EXPECT_EQ(Get("/ui/", "", {{"Host", "rebound.example"}}).status, 200);  // the page holds no data
+  options.token = "t";
+  Open(options);  // with a token the host is whatever the server is reached by
+  EXPECT_EQ(Get("/ui/api/tables", "", {{"Host", "data.example"}, {"x-api-key", "t"}}).status, 200);
+}
+
 }  // namespace
 }  // namespace lancet::cli

@@ -114,6 +114,10 @@ int ServeState::Run() const {
   if (ui) {
     UiOptions ui_options;
     ui_options.token = options.token;
+    if (options.token.empty()) {  // then the host is a loopback one (checked above)
+      const bool v6_host = host.find(':') != std::string::npos;
+      ui_options.loopback_hosts = {"127.0.0.1", "localhost", "[::1]", v6_host ? "[" + host + "]" : host};
+    }
     std::error_code exe_ec;
     ui_options.plugin_dirs = InstallPluginDirs(std::filesystem::read_symlink("/proc/self/exe", exe_ec).string());
     auto routes = std::make_shared<const UiRoutes>(shared_ns, std::move(ui_options));

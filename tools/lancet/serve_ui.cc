@@ -45,6 +45,27 @@ bool UiAuthorized(const catalog::RestRequest& request, const std::string& token)
   return !key.empty() && catalog::ConstantTimeEquals(key, token);
 }
 
+// The host name of a Host header: "[::1]:8080" → "[::1]", "localhost:80" → "localhost".
+std::string_view HostName(std::string_view host) {
+  const size_t colon = host.rfind(':');
+  if (colon == std::string_view::npos || host.find(']', colon) != std::string_view::npos) return host;
+  return host.substr(0, colon);
+}
+
+// Browsers always send Host; a request without one is no browser's, so rebinding does not
+// apply to it.
+bool UiHostAllowed(const catalog::RestRequest& request, const std::vector<std::string>& hosts) {
+  if (hosts.empty()) return true;
+  const std::string_view host = UiHeader(request, "host");
+  if (host.empty()) return true;
+  const std::string_view name = HostName(host);
+  return std::any_of(hosts.begin(), hosts.end(), [&](const std::string& h) {
+    return h.size() == name.size() && std::equal(h.begin(), h.end(), name.begin(), [](char a, char b) {
+             return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
+  });
+}
+
 catalog::RestResponse Redirect(const std::string& to) {
   catalog::RestResponse r;
   r.status = 302;
@@ -123,6 +144,9 @@ std::optional<catalog::RestResponse> UiRoutes::Handle(const catalog::RestRequest
   constexpr std::string_view kApi = "api/";
   if (rest.starts_with(kApi)) {
     if (!UiAuthorized(request, options_.token)) return UiError(401, "a token is required (x-api-key)");
+    if (options_.token.empty() && !UiHostAllowed(request, options_.loopback_hosts)) {
+      return UiError(403, "the Host header names no loopback address of this server");
+    }
     auto query = catalog::ParseQuery(request.query);
     if (!query.ok()) return UiErrorFor(query.status());
     return Api(rest.substr(kApi.size()), *query);

@@ -24,6 +24,10 @@ struct UiOptions {
   /// When set, every /ui/api/ request must carry it as the REST routes do
   /// (`Authorization: Bearer` or `x-api-key`); the page's files need none.
   std::string token;
+  /// Without a token: the host names (no port) a request's Host header may carry, e.g.
+  /// 127.0.0.1 and localhost; others get 403. Empty: any. Keeps a page from another site
+  /// that rebinds its DNS name to 127.0.0.1 from reading tables through the browser.
+  std::vector<std::string> loopback_hosts;
   /// Where video plugins named by a column's metadata are looked up
   /// (InstallPluginDirs of the running executable).
   std::vector<std::string> plugin_dirs;
