@@ -17,7 +17,8 @@ function check(ok, what) {
 }
 
 async function main() {
-  const browser = await chromium.launch({ executablePath, headless: true, timeout: STEP_MS });
+  // Chromium can take a while to start while other tests load the machine.
+  const browser = await chromium.launch({ executablePath, headless: true, timeout: 2 * STEP_MS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.setDefaultTimeout(STEP_MS);
