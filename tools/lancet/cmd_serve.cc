@@ -70,9 +70,9 @@ Result<std::string> ReadToken(const std::string& path) {
 
 int ServeState::Run() const {
   // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which stops the
-  // server: in-flight requests finish, then Run returns. Blocked before anything starts a
-  // thread (opening the namespace starts the I/O pool), since a thread that started
-  // earlier keeps them unblocked and one delivered there kills the process.
+  // server: in-flight requests finish, then Run returns. Blocked first, before any code
+  // that might start a thread (a pool started earlier would keep them unblocked, and one
+  // delivered to such a thread ends the process at once).
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
