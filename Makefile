@@ -36,10 +36,12 @@ build: deps $(BUILD)/build.ninja
 # benchmarks, chunks plugin and module),
 # then one clang build with ASan+UBSan (and libFuzzer instrumentation) that runs every
 # unit test and every fuzzer. The unit tests run only there, to keep CI within its time
-# budget; `make unit-test` runs them on the optimized build.
+# budget; `make unit-test` runs them on the optimized build. The browser test (`lancet
+# serve --ui` in headless Chromium) runs on the optimized build only; its screenshot is
+# kept in $(BUILD)/artifacts/ui.png.
 test: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target lancet lancet_video_ffmpeg read_bench write_bench blob_interop_write filter_interop blob_ingest_stress ipc_stream_gen index_build_stress _lancet lancet_chunks
-	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress|python|install|docs'
+	cd $(BUILD) && source ../scripts/env.sh && ctest --output-on-failure -j $(JOBS) -L 'interop|stress|python|install|docs|browser'
 	$(MAKE) s3-test
 	$(MAKE) asan-test
 
@@ -64,7 +66,7 @@ $(ASAN_BUILD)/build.ninja:
 asan-test: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && source ../scripts/env.sh && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE interop
+	  ctest --output-on-failure -j $(JOBS) -LE 'interop|browser'
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzzers.sh $(ASAN_BUILD)
 
 fuzz: asan-test

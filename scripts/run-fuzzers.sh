@@ -63,6 +63,16 @@ seeds_for() {  # $1 = fuzzer name -> seed dir
       # frame 2 of the GIF fixture (bits 6-7 = 1), a region of frame 1 of the WebP one (2)
       printf '\x50\x00LIRQ\x01\x00\x01\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/seed3"
       printf '\x90\x00LIRQ\x01\x00\x02\x00\x01\x00\x00\x00\x04\x00\x00\x00\x03\x00\x00\x00\x10\x00\x00\x00\x0c\x00\x00\x00\x00\x00\x00\x00' > "$dir/seed4" ;;
+    serve_ui_fuzz)
+      # path below /ui/, query, Host: rows with a filter, a table, the walk, a frame, a
+      # blob of a plain column, a page file, a video with a foreign Host
+      printf 'api/rows\0table=t&where=id%%3E3&limit=5&offset=1\000127.0.0.1:80' > "$dir/seed0"
+      printf 'api/table\0table=t' > "$dir/seed1"
+      printf 'api/tables\0\0localhost' > "$dir/seed2"
+      printf 'api/frame\0table=t&column=name&row=1&t=0.5&width=64' > "$dir/seed3"
+      printf 'api/blob\0table=t&column=id&row=0' > "$dir/seed4"
+      printf 'app.js' > "$dir/seed5"
+      printf 'api/video\0table=t&column=name&row=3\0evil:1' > "$dir/seed6" ;;
     import_json_fuzz)
       cat > "$dir/seed0" <<'JSON'
 {"fields": [{"name": "i", "type": "int64"}, {"name": "s", "type": "utf8"},

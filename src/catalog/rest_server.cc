@@ -162,7 +162,15 @@ Result<std::unique_ptr<RestServer>> RestServer::Bind(std::shared_ptr<const RestR
     Respond(r->Handle(request), res);
   };
   const std::string any = R"([\s\S]*)";
-  server.Get(any, handler);
+  if (options.get_hook) {
+    server.Get(any, [r, hook = options.get_hook](const httplib::Request& req, httplib::Response& res) {
+      RestRequest request = ToRequest(req);
+      std::optional<RestResponse> answer = hook(request);
+      Respond(answer ? std::move(*answer) : r->Handle(request), res);
+    });
+  } else {
+    server.Get(any, handler);
+  }
   server.Post(any, [r](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
     HandlePost(*r, req, res, reader);
   });

@@ -1,5 +1,6 @@
 // `lancet serve`: the REST namespace server (lance-namespace spec) over a directory
-// namespace (catalog::RestServer in front of catalog::RestRouter).
+// namespace (catalog::RestServer in front of catalog::RestRouter), and with --ui a
+// read-only browser view of it (serve_ui.h).
 #include <pthread.h>
 #include <signal.h>
 
@@ -13,7 +14,9 @@
 #include "lancet/catalog/namespace.h"
 #include "lancet/catalog/rest_router.h"
 #include "lancet/catalog/rest_server.h"
+#include "lancet/column_plugin.h"
 #include "lancet/commands.h"
+#include "lancet/serve_ui.h"
 
 namespace lancet::cli {
 namespace {
@@ -29,6 +32,7 @@ struct ServeState {
   size_t threads = 8;
   int timeout_sec = 10;
   bool quiet = false;
+  bool ui = false;
 
   int Run() const;
 };
@@ -36,6 +40,18 @@ struct ServeState {
 bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
+
+// Blocks signals in the calling thread (and the threads it starts) while alive.
+class SignalMask {
+ public:
+  explicit SignalMask(const sigset_t& signals) { pthread_sigmask(SIG_BLOCK, &signals, &old_); }
+  ~SignalMask() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalMask(const SignalMask&) = delete;
+  SignalMask& operator=(const SignalMask&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 // The token: the file's first line without surrounding whitespace.
 Result<std::string> ReadToken(const std::string& path) {
@@ -53,6 +69,15 @@ Result<std::string> ReadToken(const std::string& path) {
 }
 
 int ServeState::Run() const {
+  // SIGINT/SIGTERM are blocked in every thread and taken by one waiter, which stops the
+  // server: in-flight requests finish, then Run returns. Blocked first, before any code
+  // that might start a thread (a pool started earlier would keep them unblocked, and one
+  // delivered to such a thread ends the process at once).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  const SignalMask mask(signals);
   catalog::RestRouterOptions options;
   if (!token_file.empty()) {
     auto token = ReadToken(token_file);
@@ -75,8 +100,8 @@ int ServeState::Run() const {
   if (!ns.ok()) return ReportError(ns.status(), root);
   options.max_body_bytes = max_body_mib << 20;
   options.location_root = root;
-  auto router =
-      std::make_shared<const catalog::RestRouter>(std::shared_ptr<catalog::Namespace>(std::move(*ns)), options);
+  std::shared_ptr<catalog::Namespace> shared_ns(std::move(*ns));
+  auto router = std::make_shared<const catalog::RestRouter>(shared_ns, options);
 
   catalog::RestServerOptions server_options;
   server_options.host = host;
@@ -86,26 +111,30 @@ int ServeState::Run() const {
   server_options.threads = threads;
   server_options.timeout_sec = timeout_sec;
   server_options.access_log = !quiet;
-
-  // SIGINT/SIGTERM are blocked in every thread (the pool's inherit the mask) and taken
-  // by one waiter, which stops the server: in-flight requests finish, then Run returns.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigset_t old_mask;
-  pthread_sigmask(SIG_BLOCK, &signals, &old_mask);
+  if (ui) {
+    UiOptions ui_options;
+    ui_options.token = options.token;
+    if (options.token.empty()) {  // then the host is a loopback one (checked above)
+      const bool v6_host = host.find(':') != std::string::npos;
+      ui_options.loopback_hosts = {"127.0.0.1", "localhost", "[::1]", v6_host ? "[" + host + "]" : host};
+    }
+    std::error_code exe_ec;
+    ui_options.plugin_dirs = InstallPluginDirs(std::filesystem::read_symlink("/proc/self/exe", exe_ec).string());
+    auto routes = std::make_shared<const UiRoutes>(shared_ns, std::move(ui_options));
+    server_options.get_hook = [routes](const catalog::RestRequest& request) { return routes->Handle(request); };
+  }
 
   auto server = catalog::RestServer::Bind(std::move(router), server_options);
-  if (!server.ok()) {
-    pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-    return ReportError(server.status());
-  }
+  if (!server.ok()) return ReportError(server.status());
   const int bound = (*server)->port();
   const bool v6 = host.find(':') != std::string::npos;
   std::printf("lancet serve: listening on %s://%s%s%s:%d (root %s%s)\n", tls_cert.empty() ? "http" : "https",
               v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound, root.c_str(),
               options.token.empty() ? "" : ", token required");
+  if (ui) {
+    std::printf("lancet serve: browser view at %s://%s%s%s:%d/ui/\n", tls_cert.empty() ? "http" : "https",
+                v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound);
+  }
   std::fflush(stdout);
 
   std::atomic<bool> stopping = false;
@@ -121,7 +150,6 @@ int ServeState::Run() const {
   const Status ran = raw->Run();
   if (!stopping.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter
   waiter.join();
-  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (!ran.ok()) return ReportError(ran);
   std::fprintf(stderr, "lancet serve: stopped\n");
   return kExitOk;
@@ -148,6 +176,8 @@ Command AddServeCommand(CLI::App& root) {
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
   app->add_flag("--quiet,-q", state->quiet, "No access log on stderr");
+  app->add_flag("--ui", state->ui,
+                "Also serve a read-only browser view at /ui/: tables, schema, versions, rows, images, video frames");
   return {app, [state] { return state->Run(); }};
 }
 

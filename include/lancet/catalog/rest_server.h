@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lancet/catalog/rest_router.h"
@@ -22,6 +24,10 @@ struct RestServerOptions {
   /// One line per request on stderr: method, path without the query, status. Never
   /// headers (they carry the token) nor bodies.
   bool access_log = false;
+  /// Consulted for every GET (and HEAD) request before the router: an answer it returns
+  /// is sent as is, nullopt passes the request on. For routes outside the REST protocol
+  /// (`lancet serve --ui`); it checks tokens itself. Called concurrently; must not throw.
+  std::function<std::optional<RestResponse>(const RestRequest&)> get_hook;
 };
 
 /// \brief An HTTP server bound on creation; Run serves until Stop. Thread-safe: Stop may
