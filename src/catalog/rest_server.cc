@@ -156,21 +156,15 @@ Result<std::unique_ptr<RestServer>> RestServer::Bind(std::shared_ptr<const RestR
     res.set_content(JsonError(13, "no body expected for " + Printable(req.method)), "application/json");
     return httplib::Server::HandlerResponse::Handled;
   });
-  const auto handler = [r](const httplib::Request& req, httplib::Response& res) {
+  const auto handler = [r, hook = options.get_hook](const httplib::Request& req, httplib::Response& res) {
     RestRequest request = ToRequest(req);
     request.body = req.body;
-    Respond(r->Handle(request), res);
+    std::optional<RestResponse> answer;
+    if (hook && (req.method == "GET" || req.method == "HEAD")) answer = hook(request);
+    Respond(answer ? std::move(*answer) : r->Handle(request), res);
   };
   const std::string any = R"([\s\S]*)";
-  if (options.get_hook) {
-    server.Get(any, [r, hook = options.get_hook](const httplib::Request& req, httplib::Response& res) {
-      RestRequest request = ToRequest(req);
-      std::optional<RestResponse> answer = hook(request);
-      Respond(answer ? std::move(*answer) : r->Handle(request), res);
-    });
-  } else {
-    server.Get(any, handler);
-  }
+  server.Get(any, handler);
   server.Post(any, [r](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
     HandlePost(*r, req, res, reader);
   });

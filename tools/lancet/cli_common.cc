@@ -1,6 +1,7 @@
 #include "lancet/cli_common.h"
 
 #include "lancet/catalog/namespace.h"
+#include "lancet/json_writer.h"
 
 #include "lancet/table/branch.h"
 
@@ -55,6 +56,13 @@ void AddListFormatOption(CLI::App& app, std::string* format) {
   app.add_option("--format,-f", *format, "Output format: table (tab-separated lines) or json (an object per line)")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json"}));
+}
+
+void PrintJsonLine(const std::function<void(JsonWriter&)>& write) {
+  std::string line;
+  JsonWriter w(&line);
+  write(w);
+  std::printf("%s\n", line.c_str());
 }
 
 void AddBranchOption(CLI::App& app) {

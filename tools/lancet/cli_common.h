@@ -20,6 +20,8 @@ class App;
 
 namespace lancet::cli {
 
+class JsonWriter;
+
 /// Settings for remote stores given with --storage-option KEY=VALUE (LanceDB's keys:
 /// aws_endpoint, aws_region, allow_http, ...); every dataset URI opens with them.
 io::StorageOptions& GlobalStorageOptions();
@@ -60,6 +62,8 @@ void AddBranchOption(CLI::App& app);
 /// `--format table|json` of commands that print a list: "table" (the default) prints
 /// tab-separated lines, "json" one JSON object per line, as `scan --format json` does.
 void AddListFormatOption(CLI::App& app, std::string* format);
+/// Prints what `write` writes as one line of JSON on stdout (--format json lists).
+void PrintJsonLine(const std::function<void(JsonWriter&)>& write);
 /// Where a command that writes by URI writes: `path`, or its branch's directory once
 /// the branch is known to exist.
 Result<std::string> BranchWriteUri(const std::string& path);

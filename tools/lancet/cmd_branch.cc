@@ -45,17 +45,16 @@ struct BranchState {
     for (const table::BranchInfo& b : *branches) {
       const std::string parent = b.parent_branch.empty() ? "main" : b.parent_branch;
       if (format == "json") {
-        std::string line;
-        JsonWriter w(&line);
-        w.BeginObject();
-        w.Key("branch");
-        w.String(b.name);
-        w.Key("parent");
-        w.String(parent);
-        w.Key("parent_version");
-        w.UInt(b.parent_version);
-        w.EndObject();
-        std::printf("%s\n", line.c_str());
+        PrintJsonLine([&](JsonWriter& w) {
+          w.BeginObject();
+          w.Key("branch");
+          w.String(b.name);
+          w.Key("parent");
+          w.String(parent);
+          w.Key("parent_version");
+          w.UInt(b.parent_version);
+          w.EndObject();
+        });
       } else {
         std::printf("%s\t%s\t%llu\n", b.name.c_str(), parent.c_str(),
                     static_cast<unsigned long long>(b.parent_version));

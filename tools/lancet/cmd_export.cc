@@ -103,14 +103,11 @@ struct ExportState {
       picked = (*ds)->schema().fields;
     } else {
       for (const std::string& name : SplitList(columns)) {
-        const Field* field = nullptr;
-        for (const Field& f : (*ds)->schema().fields) {
-          if (f.name == name) field = &f;
-        }
-        if (field == nullptr) {
+        const int index = (*ds)->schema().FieldIndex(name);
+        if (index < 0) {
           return ReportError(Status::InvalidArgument("--columns: no top-level column '" + name + "'"), dataset);
         }
-        picked.push_back(*field);
+        picked.push_back((*ds)->schema().fields[static_cast<size_t>(index)]);
       }
     }
     for (const Field& f : picked) {

@@ -6,7 +6,7 @@
 #include "lancet/index/scalar_index.h"
 #include "lancet/index/text_index.h"
 #include "lancet/index/vector_index.h"
-#include "lancet/json_writer.h"
+#include "lancet/index_json.h"
 #include "lancet/progress.h"
 
 namespace lancet::cli {
@@ -97,29 +97,7 @@ struct IndexState {
     auto stats = index::DescribeIndices(ds);
     if (!stats.ok()) return ReportError(stats.status(), dataset);
     if (format == "json") {
-      for (const index::IndexStats& s : *stats) {
-        std::string line;
-        JsonWriter w(&line);
-        w.BeginObject();
-        w.Key("name");
-        w.String(s.name);
-        w.Key("type");
-        w.String(s.type);
-        w.Key("usable");
-        w.Bool(s.usable);
-        w.Key("column");
-        w.String(s.column);
-        w.Key("segments");
-        w.UInt(s.num_segments);
-        w.Key("indexed_rows");
-        w.UInt(s.num_indexed_rows);
-        w.Key("unindexed_rows");
-        w.UInt(s.num_unindexed_rows);
-        w.Key("size_bytes");
-        w.UInt(s.size_bytes);
-        w.EndObject();
-        std::printf("%s\n", line.c_str());
-      }
+      for (const index::IndexStats& s : *stats) PrintJsonLine([&s](JsonWriter& w) { WriteIndexStatsJson(w, s); });
       return kExitOk;
     }
     std::printf("name\ttype\tcolumn\tsegments\tindexed_rows\tunindexed_rows\tsize_bytes\n");

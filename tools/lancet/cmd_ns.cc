@@ -41,13 +41,12 @@ struct NsState {
     if (!page.ok()) return Failed(page.status());
     for (const std::string& name : page->names) {
       if (format == "json") {
-        std::string line;
-        JsonWriter w(&line);
-        w.BeginObject();
-        w.Key("name");
-        w.String(name);
-        w.EndObject();
-        std::printf("%s\n", line.c_str());
+        PrintJsonLine([&name](JsonWriter& w) {
+          w.BeginObject();
+          w.Key("name");
+          w.String(name);
+          w.EndObject();
+        });
       } else {
         std::printf("%s\n", name.c_str());
       }

@@ -111,12 +111,13 @@ int ServeState::Run() const {
   server_options.threads = threads;
   server_options.timeout_sec = timeout_sec;
   server_options.access_log = !quiet;
+  // An IPv6 literal is bracketed in URLs and Host headers.
+  const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   if (ui) {
     UiOptions ui_options;
     ui_options.token = options.token;
     if (options.token.empty()) {  // then the host is a loopback one (checked above)
-      const bool v6_host = host.find(':') != std::string::npos;
-      ui_options.loopback_hosts = {"127.0.0.1", "localhost", "[::1]", v6_host ? "[" + host + "]" : host};
+      ui_options.loopback_hosts = {"127.0.0.1", "localhost", "[::1]", url_host};
     }
     std::error_code exe_ec;
     ui_options.plugin_dirs = InstallPluginDirs(std::filesystem::read_symlink("/proc/self/exe", exe_ec).string());
@@ -126,15 +127,11 @@ int ServeState::Run() const {
 
   auto server = catalog::RestServer::Bind(std::move(router), server_options);
   if (!server.ok()) return ReportError(server.status());
-  const int bound = (*server)->port();
-  const bool v6 = host.find(':') != std::string::npos;
-  std::printf("lancet serve: listening on %s://%s%s%s:%d (root %s%s)\n", tls_cert.empty() ? "http" : "https",
-              v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound, root.c_str(),
+  const std::string url =
+      std::string(tls_cert.empty() ? "http" : "https") + "://" + url_host + ":" + std::to_string((*server)->port());
+  std::printf("lancet serve: listening on %s (root %s%s)\n", url.c_str(), root.c_str(),
               options.token.empty() ? "" : ", token required");
-  if (ui) {
-    std::printf("lancet serve: browser view at %s://%s%s%s:%d/ui/\n", tls_cert.empty() ? "http" : "https",
-                v6 ? "[" : "", host.c_str(), v6 ? "]" : "", bound);
-  }
+  if (ui) std::printf("lancet serve: browser view at %s/ui/\n", url.c_str());
   std::fflush(stdout);
 
   std::atomic<bool> stopping = false;

@@ -57,15 +57,14 @@ struct TagState {
     if (!tags.ok()) return ReportError(tags.status(), dataset);
     for (const auto& [tag, v] : *tags) {
       if (format == "json") {
-        std::string line;
-        JsonWriter w(&line);
-        w.BeginObject();
-        w.Key("tag");
-        w.String(tag);
-        w.Key("version");
-        w.UInt(v);
-        w.EndObject();
-        std::printf("%s\n", line.c_str());
+        PrintJsonLine([&](JsonWriter& w) {
+          w.BeginObject();
+          w.Key("tag");
+          w.String(tag);
+          w.Key("version");
+          w.UInt(v);
+          w.EndObject();
+        });
       } else {
         std::printf("%s\t%llu\n", tag.c_str(), static_cast<unsigned long long>(v));
       }

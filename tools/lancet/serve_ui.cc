@@ -8,6 +8,7 @@
 
 #include "lancet/catalog/names.h"
 #include "lancet/index/scalar_index.h"
+#include "lancet/index_json.h"
 #include "lancet/json_writer.h"
 #include "lancet/media/write_blob_info.h"
 #include "lancet/serve_ui_http.h"
@@ -304,26 +305,7 @@ Result<catalog::RestResponse> UiRoutes::Table(const Query& query) const {
   w.EndArray();
   w.Key("indexes");
   w.BeginArray();
-  for (const index::IndexStats& s : indexes) {
-    w.BeginObject();
-    w.Key("name");
-    w.String(s.name);
-    w.Key("type");
-    w.String(s.type);
-    w.Key("column");
-    w.String(s.column);
-    w.Key("usable");
-    w.Bool(s.usable);
-    w.Key("segments");
-    w.UInt(s.num_segments);
-    w.Key("indexed_rows");
-    w.UInt(s.num_indexed_rows);
-    w.Key("unindexed_rows");
-    w.UInt(s.num_unindexed_rows);
-    w.Key("size_bytes");
-    w.UInt(s.size_bytes);
-    w.EndObject();
-  }
+  for (const index::IndexStats& s : indexes) WriteIndexStatsJson(w, s);
   w.EndArray();
   w.EndObject();
   return UiJson(std::move(body));
