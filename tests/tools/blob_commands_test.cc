@@ -38,21 +38,6 @@ void WriteIpc(const std::string& path, const Schema& schema, const RecordBatch& 
   WriteTextFile(path, std::string((*bytes)->view()));
 }
 
-struct CliRun {
-  int code = 0;
-  std::string out, err;
-};
-
-CliRun Capture(const std::vector<std::string>& args) {
-  CliRun r;
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  r.code = RunLancet(args);
-  r.out = ::testing::internal::GetCapturedStdout();
-  r.err = ::testing::internal::GetCapturedStderr();
-  return r;
-}
-
 // Sizes chosen around the thresholds inline=64, dedicated=4k used below.
 const std::vector<std::optional<size_t>> kSizes = {0, 10, 64, 65, 4000, 4096, 4097, 20000, std::nullopt};
 const std::vector<std::string> kKinds = {"inline", "inline",    "inline",    "packed", "packed",

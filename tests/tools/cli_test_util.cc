@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "lancet/cli_common.h"
-#include "lancet/commands.h"
+#include "lancet/cli_main.h"
 
 namespace lancet::cli {
 
@@ -28,30 +28,22 @@ ScopedTempDir::~ScopedTempDir() {
 }
 
 int RunLancet(const std::vector<std::string>& args) {
-  CLI::App app("lancet", "lancet");
-  app.require_subcommand(1);
-  std::vector<Command> commands = {AddInfoCommand(app),    AddScanCommand(app),    AddDumpCommand(app),
-                                   AddImportCommand(app),  AddExportCommand(app),  AddDeleteCommand(app),
-                                   AddTagCommand(app),     AddRestoreCommand(app), AddAddColumnsCommand(app),
-                                   AddCompactCommand(app), AddCleanupCommand(app), AddBlobCommand(app),
-                                   AddIngestCommand(app),  AddExtractCommand(app), AddTakeCommand(app),
-                                   AddCountCommand(app),   AddUpdateCommand(app),  AddMergeCommand(app),
-                                    AddDiffCommand(app)};
-  commands.push_back(AddBranchCommand(app));
-  commands.push_back(AddCloneCommand(app));
-  for (const Command& c : commands) AddBranchOption(*c.app);
-  GlobalBranch().clear();
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return kExitOk;
-    return ReportUsage(e.what());
-  }
-  for (const Command& c : commands) {
-    if (c.app->parsed()) return c.run();
-  }
-  return ReportUsage("no command given");
+  std::vector<std::string> words = {"lancet"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  return RunMain(static_cast<int>(words.size()), argv.data());
+}
+
+CliRun Capture(const std::vector<std::string>& args) {
+  CliRun r;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  r.code = RunLancet(args);
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.err = ::testing::internal::GetCapturedStderr();
+  return r;
 }
 
 void WriteTextFile(const std::string& path, const std::string& text) {

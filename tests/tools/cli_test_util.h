@@ -24,9 +24,16 @@ class ScopedTempDir {
   std::string path_;
 };
 
-/// Runs `lancet ARGS...` as main() would (every subcommand registered) and
+/// Runs `lancet ARGS...` as main() does (RunMain: every command and global option) and
 /// returns its exit status; output goes to the test's stdout/stderr.
 int RunLancet(const std::vector<std::string>& args);
+
+/// What a RunLancet printed, with its exit status.
+struct CliRun {
+  int code = 0;
+  std::string out, err;
+};
+CliRun Capture(const std::vector<std::string>& args);
 
 /// Writes `text` to `path` (test inputs).
 void WriteTextFile(const std::string& path, const std::string& text);

@@ -12,25 +12,11 @@
 
 #include <unistd.h>
 
+#include "cli_test_util.h"
 #include "lancet/cli_common.h"
-#include "lancet/cli_main.h"
 
 namespace lancet::cli {
 namespace {
-
-int RunCli(std::vector<std::string> args, std::string* out) {
-  std::vector<char*> argv;
-  std::string name = "lancet";
-  argv.push_back(name.data());
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int rc = RunMain(static_cast<int>(argv.size() - 1), argv.data());
-  *out = ::testing::internal::GetCapturedStdout();
-  *out += ::testing::internal::GetCapturedStderr();
-  return rc;
-}
 
 // The subcommand names CLI11 lists under its "Subcommands:" heading.
 std::vector<std::string> Subcommands(const std::string& help) {
@@ -58,8 +44,9 @@ std::vector<std::string> Subcommands(const std::string& help) {
 void CheckTree(const std::vector<std::string>& path, std::set<std::string>* seen) {
   std::vector<std::string> args = path;
   args.push_back("--help");
-  std::string help;
-  ASSERT_EQ(RunCli(args, &help), 0);
+  const CliRun run = Capture(args);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string& help = run.out;
   const std::vector<std::string> subs = Subcommands(help);
   std::string joined;
   for (const std::string& p : path) joined += (joined.empty() ? "" : " ") + p;
@@ -128,9 +115,8 @@ TEST(HelpExamples, EachParses) {
       words.push_back("--help");  // would serve until stopped; its options still parse
     }
     words.erase(words.begin());
-    std::string out;
-    const int rc = RunCli(words, &out);
-    EXPECT_NE(rc, kExitUsage) << example << "\n" << out;
+    const CliRun run = Capture(words);
+    EXPECT_NE(run.code, kExitUsage) << example << "\n" << run.out << run.err;
   }
   std::filesystem::current_path(back);
   std::filesystem::remove_all(dir);

@@ -10,30 +10,17 @@
 #include <vector>
 
 #include "cli_test_util.h"
-#include "lancet/cli_main.h"
 
 namespace lancet::cli {
 namespace {
 
 using Json = nlohmann::json;
 
-// Every command, as the lancet binary has them (RunLancet registers only the table ones).
-int Lancet(const std::vector<std::string>& args) {
-  std::vector<std::string> words = {"lancet"};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  return RunMain(static_cast<int>(argv.size() - 1), argv.data());
-}
-
 std::vector<Json> JsonLines(const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  const int rc = Lancet(args);
-  const std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_EQ(rc, 0) << out;
+  const CliRun run = Capture(args);
+  EXPECT_EQ(run.code, 0) << run.err;
   std::vector<Json> lines;
-  std::istringstream in(out);
+  std::istringstream in(run.out);
   std::string line;
   while (std::getline(in, line)) lines.push_back(Json::parse(line));
   return lines;
@@ -47,9 +34,9 @@ TEST(ListFormat, IndexListAsJsonLines) {
     rows += "{\"id\": " + std::to_string(i) + ", \"k\": \"k" + std::to_string(i % 3) + "\"}\n";
   WriteTextFile(dir.Join("rows.ndjson"), rows);
   const std::string ds = dir.Join("t.lance");
-  ASSERT_EQ(Lancet({"import", dir.Join("rows.ndjson"), ds, "--schema", dir.Join("s.json")}), 0);
-  ASSERT_EQ(Lancet({"index", "create", ds, "id", "--type", "btree"}), 0);
-  ASSERT_EQ(Lancet({"index", "create", ds, "k", "--type", "bitmap"}), 0);
+  ASSERT_EQ(RunLancet({"import", dir.Join("rows.ndjson"), ds, "--schema", dir.Join("s.json")}), 0);
+  ASSERT_EQ(RunLancet({"index", "create", ds, "id", "--type", "btree"}), 0);
+  ASSERT_EQ(RunLancet({"index", "create", ds, "k", "--type", "bitmap"}), 0);
   const std::vector<Json> lines = JsonLines({"index", "list", ds, "--format", "json"});
   ASSERT_EQ(lines.size(), 2u);
   std::vector<std::string> seen;
@@ -62,15 +49,15 @@ TEST(ListFormat, IndexListAsJsonLines) {
   }
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(seen, (std::vector<std::string>{"id_idx:id", "k_idx:k"}));
-  EXPECT_EQ(Lancet({"index", "list", ds, "--format", "yaml"}), kExitUsage);
+  EXPECT_EQ(RunLancet({"index", "list", ds, "--format", "yaml"}), kExitUsage);
 }
 
 TEST(ListFormat, NamespaceListsAsJsonLines) {
   ScopedTempDir dir;
   const std::string root = dir.Join("wh");
-  ASSERT_EQ(Lancet({"--namespace", root, "ns", "create", "team1"}), 0);
-  ASSERT_EQ(Lancet({"--namespace", root, "ns", "create", "team1.inner"}), 0);
-  ASSERT_EQ(Lancet({"--namespace", root, "ns", "declare", "team1.t"}), 0);
+  ASSERT_EQ(RunLancet({"--namespace", root, "ns", "create", "team1"}), 0);
+  ASSERT_EQ(RunLancet({"--namespace", root, "ns", "create", "team1.inner"}), 0);
+  ASSERT_EQ(RunLancet({"--namespace", root, "ns", "declare", "team1.t"}), 0);
   const std::vector<Json> spaces = JsonLines({"--namespace", root, "ns", "list", "team1", "--format", "json"});
   ASSERT_EQ(spaces.size(), 1u);
   EXPECT_EQ(spaces[0], Json({{"name", "inner"}}));
