@@ -55,7 +55,10 @@ struct TagState {
     }
     auto tags = (*ds)->ListTags();
     if (!tags.ok()) return ReportError(tags.status(), dataset);
-    for (const auto& [tag, v] : *tags) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda.
+    for (const auto& entry : *tags) {
+      const std::string& tag = entry.first;
+      const uint64_t v = entry.second;
       if (format == "json") {
         PrintJsonLine([&](JsonWriter& w) {
           w.BeginObject();
