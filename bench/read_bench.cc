@@ -3,6 +3,7 @@
 //
 //   read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR]
 //              [--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]
+//              [--batch-size N]   (scans; default ScanOptions::batch_size)
 //
 // The reference's numbers come from tests/peer/bench.mjs (scan, filter-scan, take) run
 // on the same dataset just before (scripts/bench.sh); scans go through NewScan and
@@ -58,7 +59,8 @@ void Die(const lancet::Status& st) {
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] "
-                 "[--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter]\n";
+                 "[--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter] "
+                 "[--batch-size N]\n";
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   int reps = 5;
   std::string only;  // "scan", "take", "take-columns" or "take-column=NAME": just that (for profiling)
   std::string where = "value > 990";
+  uint64_t batch_size = lancet::table::ScanOptions{}.batch_size;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--ref")
@@ -81,6 +84,8 @@ int main(int argc, char** argv) {
       only = argv[i + 1];
     else if (k == "--where")
       where = argv[i + 1];
+    else if (k == "--batch-size")
+      batch_size = std::stoull(argv[i + 1]);
   }
 
   auto opened = Dataset::Open(path);
@@ -110,7 +115,8 @@ int main(int argc, char** argv) {
   nlohmann::json out;
   const bool do_scan = only.empty() || only == "scan", do_take = only.empty() || only == "take";
   // Drains a NewScan stream, batch by batch (nothing is kept): rows seen.
-  auto drain = [&](const lancet::table::ScanOptions& o) {
+  auto drain = [&](lancet::table::ScanOptions o) {
+    o.batch_size = batch_size;
     auto reader = ds->NewScan(o);
     if (!reader.ok()) Die(reader.status());
     uint64_t n = 0;

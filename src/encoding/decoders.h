@@ -58,6 +58,11 @@ Result<DataBlock> ApplyDictionary(const DataBlock& indices, const DataBlock& ite
 Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
                                                std::span<const uint32_t> wanted = {});
 
+/// DecodeLevelBlock of all n levels into `out`, reusing its capacity: for callers that
+/// decode many chunks' levels into one scratch vector.
+Status DecodeLevelBlockInto(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
+                            std::vector<uint16_t>* out);
+
 /// Widens a kFixed block of 8/16/32/64-bit unsigned integers to uint16 levels (rep/def).
 Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected);
 

@@ -21,6 +21,17 @@ Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& en
   return ToLevels(block, wanted.empty() ? n : wanted.size());
 }
 
+Status DecodeLevelBlockInto(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
+                            std::vector<uint16_t>* out) {
+  if (encoding.has_out_of_line_bitpacking() && encoding.out_of_line_bitpacking().uncompressed_bits_per_value() == 16) {
+    if (n > kMaxAllocation / 2) return Corrupt(n, " levels are too many");
+    out->resize(n);
+    return internal::DecodeOutOfLineLevels(encoding.out_of_line_bitpacking(), bytes, n, out->data());
+  }
+  ASSIGN_OR_RETURN(*out, DecodeLevelBlock(encoding, std::move(bytes), n));
+  return Status::OK();
+}
+
 Result<std::vector<uint16_t>> ToLevels(const DataBlock& block, uint64_t expected) {
   if (block.kind != DataBlock::Kind::kFixed) return Corrupt("levels must be a fixed-width block");
   if (block.num_values != expected) return Corrupt("expected ", expected, " levels, decoded ", block.num_values);

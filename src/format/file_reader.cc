@@ -183,6 +183,15 @@ class FileReaderImpl final : public FileReader {
                 });
   }
 
+  Result<std::vector<PageBounds>> ColumnPages(int column) const override {
+    if (column < 0 || static_cast<size_t>(column) >= columns_.size()) {
+      return Status::InvalidArgument(path_ + ": no column " + std::to_string(column));
+    }
+    std::vector<PageBounds> out;
+    for (const auto& p : columns_[column].pages) out.push_back({p.first_row + p.num_rows, p.bytes});
+    return out;
+  }
+
   Result<std::string> DescribeColumn(int column) const override {
     if (column < 0 || static_cast<size_t>(column) >= columns_.size()) {
       return Status::InvalidArgument(path_ + ": no column " + std::to_string(column));

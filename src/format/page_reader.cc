@@ -1,6 +1,7 @@
 #include "format/page_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <mutex>
 
@@ -168,9 +169,15 @@ Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, cons
 // A take needs a row or two of a chunk, so past them only the counting part runs,
 // which vectorises. The recording loop is branch-free: where a row starts is data, and
 // a branch on it mispredicts at every short list.
+// Rows before `rows_from` are not recorded either (their entries are left 0, and their
+// definition levels raw): whole blocks of levels whose rows all come before it are
+// checked and counted the vectorised way too, so a take of the rows at the end of a
+// chunk does not walk the chunk a level at a time.
 Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::vector<uint16_t>* def,
-                      uint64_t rows_needed, std::vector<uint32_t>* starts, std::vector<uint32_t>* vis_before,
-                      uint64_t* total_starts, uint64_t* total_vis, const std::string& context) {
+                      uint64_t rows_from, uint64_t rows_needed, std::vector<uint32_t>* starts,
+                      std::vector<uint32_t>* vis_before, uint64_t* total_starts, uint64_t* total_vis,
+                      const std::string& context) {
+  constexpr size_t kBlock = 64;
   const size_t n = rep.size();
   const size_t want = static_cast<size_t>(std::min<uint64_t>(rows_needed, n));
   starts->resize(want);
@@ -183,6 +190,18 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
   uint64_t vis = 0, tail_starts = 0;
   uint16_t top_rep = 0;
   if (def->empty()) {
+    while (i + kBlock <= n) {
+      uint64_t block_starts = 0;
+      uint16_t block_rep = 0;
+      for (size_t j = i; j < i + kBlock; ++j) {
+        block_rep = std::max(block_rep, r[j]);
+        block_starts += r[j] == max_rep;
+      }
+      if (k + block_starts > rows_from) break;
+      top_rep = std::max(top_rep, block_rep);
+      k += block_starts;
+      i += kBlock;
+    }
     for (; i < n && k < want; ++i) {
       st[k] = static_cast<uint32_t>(i);
       vb[k] = static_cast<uint32_t>(i);
@@ -202,6 +221,23 @@ Status ScanListLevels(const LevelMap& m, const std::vector<uint16_t>& rep, std::
     const uint16_t* canonical = m.def_to_canonical.data();
     uint16_t* d = def->data();
     uint16_t top_def = 0;
+    while (m.visible_prefix_end >= 0 && i + kBlock <= n) {
+      const uint16_t last = static_cast<uint16_t>(m.visible_prefix_end);
+      uint64_t block_starts = 0, block_vis = 0;
+      uint16_t block_rep = 0, block_def = 0;
+      for (size_t j = i; j < i + kBlock; ++j) {
+        block_rep = std::max(block_rep, r[j]);
+        block_def = std::max(block_def, d[j]);
+        block_starts += r[j] == max_rep;
+        block_vis += d[j] <= last;
+      }
+      if (k + block_starts > rows_from) break;
+      top_rep = std::max(top_rep, block_rep);
+      top_def = std::max(top_def, block_def);
+      k += block_starts;
+      vis += block_vis;
+      i += kBlock;
+    }
     for (; i < n && k < want; ++i) {
       const uint16_t raw = d[i];
       top_def = std::max(top_def, raw);
@@ -282,6 +318,10 @@ struct MiniBlockMeta {
 struct DecodedChunk : DecodedUnit {
   std::vector<uint32_t> row_starts;  // level index of each row start (rep pages)
   std::vector<uint32_t> row_vis;     // values before each row start
+  // List pages may keep only the levels and values of the rows a take slices (see
+  // ChunkWindow): rep/def then start at chunk level level_base, values at value_base.
+  // row_starts and row_vis stay in chunk terms.
+  uint64_t level_base = 0, value_base = 0;
   // Pages without repetition may decode only some rows of a chunk (a take): their
   // chunk-local indexes, ascending; levels and values then hold just those rows.
   std::vector<uint32_t> picked;
@@ -290,8 +330,16 @@ struct DecodedChunk : DecodedUnit {
 // One step of a range walk: the preamble of a chunk and/or its local rows [j0, j1).
 struct ChunkStep {
   size_t chunk = 0;
+  size_t slot = 0;  // the chunk's place among those a read decodes
   bool preamble = false;
   uint64_t j0 = 0, j1 = 0;
+};
+
+// What the steps of one read slice from a chunk: its preamble or not, and the hull
+// [first, end) of its local rows (first > end-1 when none).
+struct ChunkWindow {
+  bool preamble = false;
+  uint64_t first = UINT64_MAX, end = 0;
 };
 
 class MiniBlockReader final : public PageReader {
@@ -337,38 +385,48 @@ class MiniBlockReader final : public PageReader {
 
   Status Read(std::span<const RowRange> ranges, std::vector<std::vector<Slice>>* out) const override {
     ASSIGN_OR_RETURN(auto meta, LoadMeta());
-    std::vector<std::vector<ChunkStep>> plans(ranges.size());
+    // The steps of range i are steps[step_begin[i], step_begin[i + 1]); one flat vector
+    // rather than one per range, since a take has a range per row.
+    std::vector<ChunkStep> steps;
+    std::vector<size_t> step_begin(ranges.size() + 1, 0);
     std::vector<size_t> needed;
     for (size_t i = 0; i < ranges.size(); ++i) {
-      RETURN_IF_ERROR(Walk(*meta, ranges[i], &plans[i]));
-      for (const auto& step : plans[i]) needed.push_back(step.chunk);
+      RETURN_IF_ERROR(Walk(*meta, ranges[i], &steps));
+      step_begin[i + 1] = steps.size();
     }
+    for (const auto& step : steps) needed.push_back(step.chunk);
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    for (auto& step : steps) step.slot = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
     std::vector<io::ByteRange> reads;
     const io::ByteRange& chunks_buf = src_.buffers[1];
     for (size_t c : needed) {
       reads.push_back({chunks_buf.offset + meta->chunks[c].offset, meta->chunks[c].bytes});
     }
     ASSIGN_OR_RETURN(auto bytes, ReadRanges(*src_.file, reads, src_.context));
-    const std::vector<std::vector<uint32_t>> wanted = WantedValues(*meta, plans, needed);
-    // A slice ending at local row j reads row_starts[j], so a chunk needs j+1 of them.
-    std::vector<uint64_t> rows_needed(needed.size(), 1);
-    for (const auto& plan : plans) {
-      for (const auto& step : plan) {
-        const size_t k = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
-        if (step.j1 > step.j0) rows_needed[k] = std::max<uint64_t>(rows_needed[k], step.j1 + 1);
+    // A take's chunks lie scattered over a mapped file, and decoding one starts by
+    // waiting for its first cache line: ask for all of them before decoding any.
+    for (const BufferPtr& b : bytes) __builtin_prefetch(b->data());
+    const WantedSets wanted = WantedValues(*meta, steps, needed.size());
+    std::vector<ChunkWindow> windows(needed.size());
+    for (const auto& step : steps) {
+      ChunkWindow& w = windows[step.slot];
+      w.preamble = w.preamble || step.preamble;
+      if (step.j1 > step.j0) {
+        w.first = std::min(w.first, step.j0);
+        w.end = std::max(w.end, step.j1);
       }
     }
     std::vector<std::shared_ptr<const DecodedChunk>> decoded(needed.size());
     for (size_t i = 0; i < needed.size(); ++i) {
-      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i], wanted[i], rows_needed[i]));
+      ASSIGN_OR_RETURN(decoded[i], DecodeChunk(*meta, needed[i], bytes[i], wanted.of(i), windows[i]));
     }
     out->resize(ranges.size());
     for (size_t i = 0; i < ranges.size(); ++i) {
-      for (const auto& step : plans[i]) {
-        size_t pos = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
-        const auto& d = decoded[pos];
+      (*out)[i].reserve(step_begin[i + 1] - step_begin[i]);
+      for (size_t s = step_begin[i]; s < step_begin[i + 1]; ++s) {
+        const ChunkStep& step = steps[s];
+        const auto& d = decoded[step.slot];
         const ChunkInfo& ch = meta->chunks[step.chunk];
         if (!has_rep_) {
           uint64_t b = step.j0;
@@ -376,16 +434,19 @@ class MiniBlockReader final : public PageReader {
           (*out)[i].push_back({d, b, b + (step.j1 - step.j0), b, b + (step.j1 - step.j0)});
           continue;
         }
+        // In chunk terms, then relative to what the chunk kept.
+        const uint64_t lbase = d->level_base, vbase = d->value_base;
+        const uint64_t levels_end = lbase + d->num_levels, values_end = vbase + d->values.num_values;
         if (step.preamble) {
-          uint64_t le = d->row_starts.empty() ? d->num_levels : d->row_starts[0];
-          uint64_t ve = d->row_starts.empty() ? d->values.num_values : d->row_vis[0];
-          (*out)[i].push_back({d, 0, le, 0, ve});
+          uint64_t le = d->row_starts.empty() ? levels_end : d->row_starts[0];
+          uint64_t ve = d->row_starts.empty() ? values_end : d->row_vis[0];
+          (*out)[i].push_back({d, 0, le - lbase, 0, ve - vbase});
         }
         if (step.j1 > step.j0) {
           uint64_t lb = d->row_starts[step.j0], vb = d->row_vis[step.j0];
-          uint64_t le = step.j1 < ch.starts ? d->row_starts[step.j1] : d->num_levels;
-          uint64_t ve = step.j1 < ch.starts ? d->row_vis[step.j1] : d->values.num_values;
-          (*out)[i].push_back({d, lb, le, vb, ve});
+          uint64_t le = step.j1 < ch.starts ? d->row_starts[step.j1] : levels_end;
+          uint64_t ve = step.j1 < ch.starts ? d->row_vis[step.j1] : values_end;
+          (*out)[i].push_back({d, lb - lbase, le - lbase, vb - vbase, ve - vbase});
         }
       }
     }
@@ -395,32 +456,36 @@ class MiniBlockReader final : public PageReader {
  private:
   Status Corrupt(const std::string& what) const { return Status::Corruption(src_.context + ": " + what); }
 
-  // For each needed chunk, the values the plans use when they are few (a take), so
-  // the decoder can skip the others; empty means decode everything. Without
+  // Per needed chunk (slot), ascending value indexes: values[begin[k], begin[k + 1]).
+  struct WantedSets {
+    std::vector<uint32_t> values;
+    std::vector<size_t> begin;
+    std::span<const uint32_t> of(size_t k) const { return {values.data() + begin[k], values.data() + begin[k + 1]}; }
+  };
+
+  // For each needed chunk, the values the steps use when they are few (a take), so
+  // the decoder can skip the others; none means decode everything. Without
   // repetition a chunk's values are its rows.
-  std::vector<std::vector<uint32_t>> WantedValues(const MiniBlockMeta& meta,
-                                                  const std::vector<std::vector<ChunkStep>>& plans,
-                                                  const std::vector<size_t>& needed) const {
-    std::vector<std::vector<uint32_t>> wanted(needed.size());
-    if (has_rep_) return wanted;
-    std::vector<uint64_t> used(needed.size(), 0);
-    for (const auto& plan : plans) {
-      for (const auto& step : plan) {
-        used[std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin()] += step.j1 - step.j0;
-      }
+  WantedSets WantedValues(const MiniBlockMeta& meta, const std::vector<ChunkStep>& steps, size_t slots) const {
+    WantedSets w;
+    w.begin.assign(slots + 1, 0);
+    if (has_rep_) return w;
+    std::vector<uint64_t> used(slots, 0);
+    for (const auto& step : steps) used[step.slot] += step.j1 - step.j0;
+    std::vector<std::pair<size_t, uint32_t>> picks;
+    for (const auto& step : steps) {
+      if (used[step.slot] * 4 > meta.chunks[step.chunk].num_values) continue;
+      for (uint64_t j = step.j0; j < step.j1; ++j) picks.emplace_back(step.slot, static_cast<uint32_t>(j));
     }
-    for (const auto& plan : plans) {
-      for (const auto& step : plan) {
-        const size_t k = std::lower_bound(needed.begin(), needed.end(), step.chunk) - needed.begin();
-        if (used[k] * 4 > meta.chunks[step.chunk].num_values) continue;
-        for (uint64_t j = step.j0; j < step.j1; ++j) wanted[k].push_back(static_cast<uint32_t>(j));
-      }
+    std::sort(picks.begin(), picks.end());
+    picks.erase(std::unique(picks.begin(), picks.end()), picks.end());
+    w.values.reserve(picks.size());
+    for (const auto& [slot, j] : picks) {
+      w.values.push_back(j);
+      ++w.begin[slot + 1];
     }
-    for (auto& w : wanted) {
-      std::sort(w.begin(), w.end());
-      w.erase(std::unique(w.begin(), w.end()), w.end());
-    }
-    return wanted;
+    for (size_t k = 0; k < slots; ++k) w.begin[k + 1] += w.begin[k];
+    return w;
   }
 
   Status Walk(const MiniBlockMeta& meta, RowRange range, std::vector<ChunkStep>* steps) const {
@@ -542,13 +607,23 @@ class MiniBlockReader final : public PageReader {
     return meta_;
   }
 
-  // `rows_needed`: list pages record where rows start for the chunk's first rows_needed
-  // rows only (the ones the plans slice).
+  // `window`: list pages record where rows start only up to the last row it slices,
+  // and keep just its levels and values when those are few (a take).
   Result<std::shared_ptr<const DecodedChunk>> DecodeChunk(const MiniBlockMeta& meta, size_t c, const BufferPtr& buf,
                                                           std::span<const uint32_t> wanted,
-                                                          uint64_t rows_needed) const {
+                                                          const ChunkWindow& window) const {
+    auto d = DecodeChunkIn(meta, c, buf, wanted, window);
+    if (!d.ok()) return d.status().WithContext(src_.context);
+    return d;
+  }
+
+  // A take decodes a chunk or two per row, so the context its errors name is kept
+  // short enough to need no allocation; DecodeChunk adds the page's.
+  Result<std::shared_ptr<const DecodedChunk>> DecodeChunkIn(const MiniBlockMeta& meta, size_t c, const BufferPtr& buf,
+                                                            std::span<const uint32_t> wanted,
+                                                            const ChunkWindow& window) const {
     const ChunkInfo& ch = meta.chunks[c];
-    const std::string ctx = src_.context + " chunk " + std::to_string(c);
+    const std::string ctx = "chunk " + std::to_string(c);
     const uint64_t size = buf->size();
     const uint8_t* p = buf->data();
     const uint64_t nbuf = layout_.num_buffers();
@@ -561,9 +636,9 @@ class MiniBlockReader final : public PageReader {
     uint64_t rep_bytes = 0, def_bytes = 0;
     if (has_rep_) rep_bytes = Load<uint16_t>(p + pos), pos += 2;
     if (has_def_) def_bytes = Load<uint16_t>(p + pos), pos += 2;
-    std::vector<uint64_t> sizes(nbuf);
-    for (auto& s : sizes) {
-      s = LoadWidth(p + pos, size_width);
+    uint64_t sizes[kMaxBuffersPerChunk];
+    for (uint64_t i = 0; i < nbuf; ++i) {
+      sizes[i] = LoadWidth(p + pos, size_width);
       pos += size_width;
     }
     pos = PadTo(pos, kMiniBlockAlignment);
@@ -576,36 +651,40 @@ class MiniBlockReader final : public PageReader {
     BufferPtr rep_buf, def_buf;
     if (has_rep_) RETURN_IF_ERROR(take(rep_bytes, &rep_buf));
     if (has_def_) RETURN_IF_ERROR(take(def_bytes, &def_buf));
-    std::vector<BufferPtr> value_bufs(nbuf);
-    for (uint64_t i = 0; i < nbuf; ++i) RETURN_IF_ERROR(take(sizes[i], &value_bufs[i]));
+    std::array<BufferPtr, kMaxBuffersPerChunk> value_buf_slots;
+    const std::span<const BufferPtr> value_bufs(value_buf_slots.data(), nbuf);
+    for (uint64_t i = 0; i < nbuf; ++i) RETURN_IF_ERROR(take(sizes[i], &value_buf_slots[i]));
 
     auto d = std::make_shared<DecodedChunk>();
-    const uint64_t out_values = wanted.empty() ? ch.num_values : wanted.size();
-    auto values = encoding::DecodeMiniBlockChunk(layout_.value_compression(), value_bufs, ch.num_values, wanted);
-    if (!values.ok()) return values.status().WithContext(ctx);
-    if (values->num_values != out_values) return Status::Corruption(ctx + ": value count mismatch");
-    if (meta.dictionary) {
+    // `pick` as `wanted` of DecodeMiniBlockChunk.
+    auto decode_values = [&](std::span<const uint32_t> pick) -> Status {
+      auto values = encoding::DecodeMiniBlockChunk(layout_.value_compression(), value_bufs, ch.num_values, pick);
+      if (!values.ok()) return values.status().WithContext(ctx);
+      if (values->num_values != (pick.empty() ? ch.num_values : pick.size())) {
+        return Status::Corruption(ctx + ": value count mismatch");
+      }
+      if (!meta.dictionary) {
+        d->values = values.MoveValue();
+        return Status::OK();
+      }
       auto plain = encoding::ApplyDictionary(*values, *meta.dictionary);
       if (!plain.ok()) return plain.status().WithContext(ctx + ": dictionary");
       d->values = plain.MoveValue();
-    } else {
-      d->values = values.MoveValue();
-    }
-    if (has_rep_) {
-      ASSIGN_OR_RETURN(d->rep, DecodeLevels(layout_.rep_compression(), rep_buf, num_levels, ctx));
-    }
-    if (has_def_) {
-      if (!has_rep_ && num_levels != ch.num_values && num_levels != 0) {
-        return Status::Corruption(ctx + ": " + std::to_string(num_levels) + " levels for " +
-                                  std::to_string(ch.num_values) + " values");
-      }
-      // Without repetition levels are rows, so a take needs only its rows' levels.
-      const bool pick = !has_rep_ && num_levels > 0;
-      ASSIGN_OR_RETURN(d->def, DecodeLevels(layout_.def_compression(), def_buf, num_levels, ctx,
-                                            pick ? wanted : std::span<const uint32_t>{}));
-      if (!has_rep_) RETURN_IF_ERROR(Canonicalize(levels_, &d->def, ctx));
-    }
+      return Status::OK();
+    };
     if (!has_rep_) {
+      RETURN_IF_ERROR(decode_values(wanted));
+      const uint64_t out_values = wanted.empty() ? ch.num_values : wanted.size();
+      if (has_def_) {
+        if (num_levels != ch.num_values && num_levels != 0) {
+          return Status::Corruption(ctx + ": " + std::to_string(num_levels) + " levels for " +
+                                    std::to_string(ch.num_values) + " values");
+        }
+        // Without repetition levels are rows, so a take needs only its rows' levels.
+        ASSIGN_OR_RETURN(d->def, DecodeLevels(layout_.def_compression(), def_buf, num_levels, ctx,
+                                              num_levels > 0 ? wanted : std::span<const uint32_t>{}));
+        RETURN_IF_ERROR(Canonicalize(levels_, &d->def, ctx));
+      }
       // All-valid chunks need no def vector.
       if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
       d->num_levels = out_values;
@@ -613,12 +692,28 @@ class MiniBlockReader final : public PageReader {
       d->picked.assign(wanted.begin(), wanted.end());
       return std::shared_ptr<const DecodedChunk>(d);
     }
-    d->num_levels = num_levels;
-    if (!d->def.empty() && d->def.size() != num_levels) return Status::Corruption(ctx + ": level count");
+    // A take slices a row or two of a chunk that holds hundreds: its levels are decoded
+    // into per-thread scratch and only the window's are kept (a chunk's levels are a
+    // few KiB, allocated and freed per row otherwise).
+    const bool rows = window.first < window.end;
+    const bool few_rows = (rows ? window.end - window.first : 0) * 4 <= ch.starts;
+    thread_local std::vector<uint16_t> rep_scratch, def_scratch;
+    std::vector<uint16_t>& rep = few_rows ? rep_scratch : d->rep;
+    std::vector<uint16_t>& def = few_rows ? def_scratch : d->def;
+    Status st = encoding::DecodeLevelBlockInto(layout_.rep_compression(), rep_buf, num_levels, &rep);
+    if (!st.ok()) return st.WithContext(ctx + ": levels");
+    def.clear();
+    if (has_def_) {
+      st = encoding::DecodeLevelBlockInto(layout_.def_compression(), def_buf, num_levels, &def);
+      if (!st.ok()) return st.WithContext(ctx + ": levels");
+    }
+    if (!def.empty() && def.size() != num_levels) return Status::Corruption(ctx + ": level count");
+    // A slice ending at local row j reads row_starts[j], so the chunk needs j+1 of them.
+    // Row 0's start ends a preamble slice, and the chunk must begin with it otherwise.
+    const uint64_t rows_from = window.preamble || !rows ? 0 : window.first;
     uint64_t total_vis = 0, total_starts = 0;
-    RETURN_IF_ERROR(ScanListLevels(levels_, d->rep, &d->def, std::max<uint64_t>(rows_needed, 1), &d->row_starts,
-                                   &d->row_vis, &total_starts, &total_vis, ctx));
-    if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
+    RETURN_IF_ERROR(ScanListLevels(levels_, rep, &def, rows_from, window.end + 1, &d->row_starts, &d->row_vis,
+                                   &total_starts, &total_vis, ctx));
     if (total_vis != ch.num_values) {
       return Status::Corruption(ctx + ": " + std::to_string(total_vis) + " visible levels for " +
                                 std::to_string(ch.num_values) + " values");
@@ -627,9 +722,36 @@ class MiniBlockReader final : public PageReader {
       return Status::Corruption(ctx + ": " + std::to_string(total_starts) + " row starts, the repetition index says " +
                                 std::to_string(ch.starts));
     }
-    if (!ch.preamble && ch.starts > 0 && d->row_starts[0] != 0) {
+    if (!ch.preamble && ch.starts > 0 && rep[0] != levels_.max_rep) {
       return Status::Corruption(ctx + ": chunk does not begin with a row");
     }
+    // The levels and values the window's slices cover: from the first row it slices (or
+    // the chunk's start, for a preamble) to the start of the row after its last.
+    auto level_at = [&](uint64_t j) -> uint64_t { return j < ch.starts ? d->row_starts[j] : num_levels; };
+    auto value_at = [&](uint64_t j) -> uint64_t { return j < ch.starts ? d->row_vis[j] : ch.num_values; };
+    const uint64_t lmin = window.preamble || !rows ? 0 : level_at(window.first);
+    const uint64_t vmin = window.preamble || !rows ? 0 : value_at(window.first);
+    const uint64_t lend = level_at(rows ? window.end : 0), vend = value_at(rows ? window.end : 0);
+    if (few_rows) {
+      d->rep.assign(rep.begin() + lmin, rep.begin() + lend);
+      if (!def.empty()) d->def.assign(def.begin() + lmin, def.begin() + lend);
+      d->level_base = lmin;
+      d->num_levels = lend - lmin;
+    } else {
+      d->num_levels = num_levels;
+    }
+    if ((vend - vmin) * 4 > ch.num_values) {
+      RETURN_IF_ERROR(decode_values({}));
+    } else {
+      // The rest of the chunk's values are neither decoded nor kept. An empty window
+      // still decodes one value (an empty pick means all of them).
+      std::vector<uint32_t> pick;
+      for (uint64_t v = vmin; v < vend; ++v) pick.push_back(static_cast<uint32_t>(v));
+      if (pick.empty() && ch.num_values > 0) pick.push_back(static_cast<uint32_t>(std::min(vmin, ch.num_values - 1)));
+      RETURN_IF_ERROR(decode_values(pick));
+      d->value_base = pick.empty() ? 0 : pick[0];
+    }
+    if (std::all_of(d->def.begin(), d->def.end(), [](uint16_t v) { return v == 0; })) d->def.clear();
     return std::shared_ptr<const DecodedChunk>(d);
   }
 
@@ -1100,7 +1222,7 @@ class ConstantReader final : public PageReader {
     if (levels_.max_rep > 0) {
       if (!all.def.empty() && all.def.size() != all.rep.size()) return Corrupt("rep and def level counts differ");
       uint64_t total_starts = 0;
-      RETURN_IF_ERROR(ScanListLevels(levels_, all.rep, &all.def, src_.num_rows, &lv->row_starts, &lv->row_vis,
+      RETURN_IF_ERROR(ScanListLevels(levels_, all.rep, &all.def, 0, src_.num_rows, &lv->row_starts, &lv->row_vis,
                                      &total_starts, &lv->total_vis, src_.context));
       if (total_starts != src_.num_rows) return Corrupt("level rows differ from the page rows");
     } else {

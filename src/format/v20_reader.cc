@@ -1,7 +1,7 @@
 // Lance 2.0 FileReader (see v20_reader.h). Pages are decoded whole (2.0 pages are
 // small and their encodings have no per-row index), once per ReadRange/Take call.
-#include "format/file_constants.h"
 #include "format/v20_reader.h"
+#include "format/file_constants.h"
 
 #include <google/protobuf/any.pb.h>
 
@@ -102,6 +102,8 @@ class V20FileReader final : public FileReader {
     return ReadField(field, leaf_columns, spans);
   }
 
+  Result<std::vector<PageBounds>> ColumnPages(int) const override { return std::vector<PageBounds>{}; }
+
   Result<std::string> DescribeColumn(int column) const override {
     if (column < 0 || static_cast<size_t>(column) >= columns_.size()) {
       return Status::InvalidArgument(path_ + ": no column " + std::to_string(column));
@@ -142,7 +144,7 @@ class V20FileReader final : public FileReader {
   uint64_t num_rows_ = 0;
   Schema schema_;
   std::vector<V20Column> columns_;
-  std::vector<int> parent_;       // per column: the column of its parent field, -1 at top level
+  std::vector<int> parent_;             // per column: the column of its parent field, -1 at top level
   std::vector<const Field*> field_of_;  // per column: its field in schema_
 };
 
@@ -171,8 +173,8 @@ Status V20FileReader::CheckRows(int column, uint64_t expected) {
   return Status::OK();
 }
 
-Status V20FileReader::Init(std::shared_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t num_rows,
-                           Schema schema, const std::vector<BufferPtr>& metadata) {
+Status V20FileReader::Init(std::shared_ptr<io::RandomAccessFile> file, uint64_t size, uint64_t num_rows, Schema schema,
+                           const std::vector<BufferPtr>& metadata) {
   file_ = std::move(file);
   path_ = file_->path();
   num_rows_ = num_rows;
@@ -334,8 +336,7 @@ Result<Array> V20FileReader::ReadNode(const Node& node, const std::vector<Span>&
   return a;
 }
 
-Result<std::shared_ptr<const DecodedPage>> V20FileReader::Page(size_t column, size_t page_idx,
-                                                               PageCache* cache) const {
+Result<std::shared_ptr<const DecodedPage>> V20FileReader::Page(size_t column, size_t page_idx, PageCache* cache) const {
   auto it = cache->find({column, page_idx});
   if (it != cache->end()) return it->second;
   const auto& col = columns_[column];
@@ -412,8 +413,8 @@ Result<Array> V20FileReader::ReadLeaf(const Node& node, const std::vector<Span>&
   const size_t column = static_cast<size_t>(node.column);
   const auto& col = columns_[column];
   if (col.is_list || col.is_struct) {
-    return Status::Corruption(Where(column) + " holds " + (col.is_list ? "list offsets" : "a struct") +
-                              " but field '" + node.field->name + "' is a leaf");
+    return Status::Corruption(Where(column) + " holds " + (col.is_list ? "list offsets" : "a struct") + " but field '" +
+                              node.field->name + "' is a leaf");
   }
   BlockBuilder builder;
   std::vector<uint8_t> valid;
@@ -433,7 +434,8 @@ Result<Array> V20FileReader::ReadLeaf(const Node& node, const std::vector<Span>&
   if (builder.size() != total) return Status::Corruption(Where(column) + ": pages do not cover the requested rows");
   if (!any_null) valid.clear();
   ASSIGN_OR_RETURN(encoding::DataBlock block, builder.Finish());
-  ASSIGN_OR_RETURN(Array a, BlockToArray(node.field->type, block, valid, Where(column) + " ('" + node.field->name + "')"));
+  ASSIGN_OR_RETURN(Array a,
+                   BlockToArray(node.field->type, block, valid, Where(column) + " ('" + node.field->name + "')"));
   a.type = node.field->type;
   return a;
 }

@@ -17,15 +17,17 @@
 #include "table/blob_read.h"
 #include "table/commit.h"
 #include "table/deletion.h"
-#include "table/index_section.h"
 #include "table/external_stores.h"
+#include "table/index_section.h"
 #include "table/manifest.h"
 #include "table/refs.h"
 #include "table/row_id_sequence.h"
 #include "table/row_meta.h"
 #include "table/scan_projection.h"
 #include "table/scanner.h"
+#include "util/allocator_tuning.h"
 #include "util/array_builder.h"
+#include "util/interleave.h"
 
 namespace lancet::table {
 namespace {
@@ -121,6 +123,7 @@ class DatasetImpl final : public Dataset, public ScanSource {
                                     std::span<const uint64_t> offsets) const override {
     return ReadFieldRows(frags_[frag_idx], field, offsets);
   }
+  Result<std::vector<uint64_t>> FragmentBatchBreaks(size_t frag_idx, std::span<const Field> fields) const override;
   std::vector<uint64_t> FragmentRowIds(size_t frag_idx, std::span<const uint64_t> offsets) const override {
     const FragmentState& frag = frags_[frag_idx];
     std::vector<uint64_t> ids;
@@ -671,6 +674,28 @@ Result<Array> DatasetImpl::ReadFieldRange(const FragmentState& frag, const Field
   return BlobInfoToRead(field, physical);
 }
 
+Result<std::vector<uint64_t>> DatasetImpl::FragmentBatchBreaks(size_t frag_idx, std::span<const Field> fields) const {
+  const FragmentState& frag = frags_[frag_idx];
+  uint64_t most = 0;
+  std::vector<uint64_t> breaks;
+  for (const Field& field : fields) {
+    ASSIGN_OR_RETURN(auto plan, PlanField(frag, field));
+    if (plan.first < 0) continue;
+    ASSIGN_OR_RETURN(std::shared_ptr<format::FileReader> reader, Reader(frag, plan.first));
+    for (int column : plan.second) {
+      if (column < 0) continue;
+      ASSIGN_OR_RETURN(auto pages, reader->ColumnPages(column));
+      uint64_t bytes = 0;
+      for (const auto& p : pages) bytes += p.bytes;
+      if (bytes <= most) continue;
+      most = bytes;
+      breaks.clear();
+      for (const auto& p : pages) breaks.push_back(p.end_row);
+    }
+  }
+  return breaks;
+}
+
 Result<Array> DatasetImpl::ReadFieldRows(const FragmentState& frag, const Field& field,
                                          std::span<const uint64_t> rows) const {
   ASSIGN_OR_RETURN(auto plan, PlanField(frag, field));
@@ -719,11 +744,15 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   RecordBatch batch;
   batch.schema = proj.schema;
   batch.num_rows = static_cast<int64_t>(addresses.size());
-  // Concatenated per-fragment results hold output row `order[k]` at position k.
-  std::vector<size_t> order;
-  for (auto& [frag_idx, g] : groups) order.insert(order.end(), g.second.begin(), g.second.end());
-  std::vector<int64_t> inverse(order.size());
-  for (size_t k = 0; k < order.size(); ++k) inverse[order[k]] = static_cast<int64_t>(k);
+  // Output row i is row where[i].second of fragment part where[i].first.
+  std::vector<std::pair<uint32_t, int64_t>> where(addresses.size());
+  {
+    uint32_t part = 0;
+    for (auto& [frag_idx, g] : groups) {
+      for (size_t k = 0; k < g.second.size(); ++k) where[g.second[k]] = {part, static_cast<int64_t>(k)};
+      ++part;
+    }
+  }
   std::vector<Result<Array>> cols(proj.fields.size(), Status::Internal("not decoded"));
   bool remote = false;
   if (!groups.empty() && !proj.fields.empty()) {
@@ -740,9 +769,9 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
   const size_t tasks = parts_of.size();
   ParallelFor(remote ? ThreadPool::Io() : ThreadPool::Cpu(), tasks, remote ? tasks : ThreadPool::Cpu().size(),
               [&](size_t t) {
-    const Field& field = proj.fields[t / nfrag];
-    parts_of[t] = ReadFieldRows(frags_[frag_of[t % nfrag]], field, *frag_rows[t % nfrag]);
-  });
+                const Field& field = proj.fields[t / nfrag];
+                parts_of[t] = ReadFieldRows(frags_[frag_of[t % nfrag]], field, *frag_rows[t % nfrag]);
+              });
   ParallelFor(ThreadPool::Cpu(), proj.fields.size(), ThreadPool::Cpu().size(), [&](size_t i) {
     cols[i] = [&]() -> Result<Array> {
       const Field& field = proj.fields[i];
@@ -755,8 +784,7 @@ Result<RecordBatch> DatasetImpl::Take(std::span<const uint64_t> addresses, const
       if (parts.empty()) return MakeNullArray(field.type, 0);
       // One fragment's rows come back in the order asked for: nothing to reorder.
       if (parts.size() == 1) return std::move(parts[0]);
-      ASSIGN_OR_RETURN(Array col, Concatenate(parts));
-      return TakeRows(col, inverse);
+      return InterleaveRows(parts, where);
     }();
   });
   for (int slot : proj.order) {
@@ -948,11 +976,13 @@ Result<std::vector<std::optional<ResolvedBlob>>> DatasetImpl::ResolveBlobs(
 Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store, const std::string& root,
                                                const OpenOptions& options) {
   if (!store) return Status::InvalidArgument("Dataset::Open needs an object store");
+  TuneAllocatorOnce();
   return DatasetImpl::Make(std::move(store), root, options);
 }
 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
   if (uri.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
+  TuneAllocatorOnce();
   ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, options.storage_options));
   // The URI, not the key prefix, names an S3 dataset in uri() and errors; ResolveUri
   // takes credentials from the options and the environment only, never from the URI.

@@ -28,6 +28,10 @@ class ScanSource {
   /// Rows `offsets` (ascending) of `field`, reading only the ranges they need.
   virtual Result<Array> ReadFragmentOffsets(size_t frag_idx, const Field& field,
                                             std::span<const uint64_t> offsets) const = 0;
+  /// Where the fragment's batches should end when they can: the page ends of the column
+  /// of `fields` (as for ReadFragmentRange) that holds the most bytes, since a range
+  /// inside one of its pages may be read without a copy. Empty when the files do not say.
+  virtual Result<std::vector<uint64_t>> FragmentBatchBreaks(size_t frag_idx, std::span<const Field> fields) const = 0;
   /// The row ids of `offsets` (their addresses without stable row ids).
   virtual std::vector<uint64_t> FragmentRowIds(size_t frag_idx, std::span<const uint64_t> offsets) const = 0;
   /// Whether rows carry stable ids and lineage versions.

@@ -55,10 +55,11 @@ struct ScanShared {
 class ScanPlanner {
  public:
   ScanPlanner(const Dataset& dataset, const ScanSource& source, std::vector<size_t> frags, uint64_t batch_size,
-              uint64_t batch_bytes, uint64_t offset, std::optional<uint64_t> limit)
+              uint64_t batch_bytes, uint64_t offset, std::optional<uint64_t> limit, std::vector<Field> range_fields)
       : dataset_(dataset),
         source_(source),
         frags_(std::move(frags)),
+        range_fields_(std::move(range_fields)),
         batch_size_(batch_size),
         batch_bytes_(batch_bytes),
         skip_(offset),
@@ -90,6 +91,7 @@ class ScanPlanner {
         pos_ = picked_ ? picked_->ranges[0].first : 0;
         started_ = true;
         frag_batch_ = RowsPerBatch(info);
+        ASSIGN_OR_RETURN(breaks_, source_.FragmentBatchBreaks(frag_idx, range_fields_));
       }
       ScanTask task;
       task.frag_idx = frag_idx;
@@ -97,7 +99,7 @@ class ScanPlanner {
       const uint64_t want = std::min(frag_batch_, left_);
       // Selected rows are cut into tasks by the physical rows they span too, so a sparse
       // selection keeps a filtered scan's parallelism and per-task read sizes.
-      uint64_t span_end = 0;
+      uint64_t span_end = 0, cut = UINT64_MAX;
       bool done = false;
       while (task.offsets.size() < want) {
         if (!NextOffset(info)) {
@@ -105,13 +107,17 @@ class ScanPlanner {
           break;
         }
         if (picked_ && !task.offsets.empty() && pos_ >= span_end) break;
+        if (!task.offsets.empty() && pos_ >= cut) break;
         const uint64_t o = pos_++;
         if (deleted_ && deleted_->contains(static_cast<uint32_t>(o))) continue;
         if (skip_ > 0) {
           --skip_;
           continue;
         }
-        if (task.offsets.empty()) span_end = o + frag_batch_;
+        if (task.offsets.empty()) {
+          span_end = o + frag_batch_;
+          cut = CutAfter(o);
+        }
         task.offsets.push_back(o);
       }
       if (done || !NextOffset(info)) {
@@ -141,6 +147,17 @@ class ScanPlanner {
     return pos_ < info.physical_rows;
   }
 
+  // Where a batch that starts at offset `first` ends early: at the first page end of
+  // breaks_ after it, when that leaves the batch at least a quarter of its rows (so
+  // small pages do not make small batches). UINT64_MAX for no cut.
+  uint64_t CutAfter(uint64_t first) const {
+    const uint64_t min_rows = std::max<uint64_t>(1, frag_batch_ / 4);
+    auto it = std::upper_bound(breaks_.begin(), breaks_.end(), first);
+    while (it != breaks_.end() && *it - first < min_rows) ++it;
+    if (it == breaks_.end() || *it - first >= frag_batch_) return UINT64_MAX;
+    return *it;
+  }
+
   uint64_t RowsPerBatch(const FragmentInfo& info) const {
     if (batch_bytes_ == 0 || info.physical_rows == 0) return batch_size_;
     uint64_t file_bytes = 0;
@@ -152,6 +169,8 @@ class ScanPlanner {
   const Dataset& dataset_;
   const ScanSource& source_;
   std::vector<size_t> frags_;
+  std::vector<Field> range_fields_;  // the fields batches read as ranges
+  std::vector<uint64_t> breaks_;     // the current fragment's (FragmentBatchBreaks)
   uint64_t batch_size_;
   uint64_t batch_bytes_;
   uint64_t frag_batch_ = 0;
@@ -347,8 +366,19 @@ Result<std::unique_ptr<RecordBatchReader>> MakeScanner(const Dataset& dataset, c
   if (options.selection && !filtered) {
     return Status::InvalidArgument(dataset.uri() + ": a scan with a row selection needs its filter");
   }
+  // A filtered scan reads its filter's columns as ranges (the rest only for the rows
+  // that pass); an unfiltered one every projected column.
+  std::vector<Field> range_fields;
+  if (filtered) {
+    const ScanContext& c = shared->context;
+    for (size_t i = 0; i < c.filter_schema.fields.size(); ++i) {
+      if (!c.filter_meta[i]) range_fields.push_back(c.filter_schema.fields[i]);
+    }
+  } else {
+    range_fields = shared->context.projection.fields;
+  }
   ScanPlanner planner(dataset, source, std::move(frags), options.batch_size, options.batch_bytes,
-                      filtered ? 0 : options.offset, filtered ? std::nullopt : options.limit);
+                      filtered ? 0 : options.offset, filtered ? std::nullopt : options.limit, std::move(range_fields));
   planner.set_selection(options.selection);
   return std::unique_ptr<RecordBatchReader>(new ScanReader(std::move(shared), std::move(planner), options));
 }

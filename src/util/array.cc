@@ -7,6 +7,7 @@
 #include <string>
 
 #include "util/bit_util.h"
+#include "util/interleave.h"
 #include "util/type_util.h"
 
 namespace lancet {
@@ -503,147 +504,202 @@ Result<Array> ConcatImpl(const DataType& type, const std::vector<Array>& arrays)
   }
 }
 
-Result<Array> TakeImpl(const Array& a, const std::vector<int64_t>& indices);
+// A take reads from one array or, to gather a take over several fragments in one pass,
+// from several of one type: an index is its source's number shifted by kSourceShift,
+// plus a logical row of that source. Rows stay below kMaxLogicalLength, so the two
+// never overlap, and with one source an index is just the row.
+constexpr int kSourceShift = 48;
+constexpr int64_t kRowMask = (int64_t{1} << kSourceShift) - 1;
+using Sources = std::vector<const Array*>;
+
+const Array& SourceOf(const Sources& src, int64_t index) { return *src[static_cast<size_t>(index >> kSourceShift)]; }
+int64_t RowOf(int64_t index) { return index & kRowMask; }
+int64_t SourceBits(int64_t index) { return index & ~kRowMask; }
+
+Sources ChildSources(const Sources& src, size_t k) {
+  Sources out;
+  out.reserve(src.size());
+  for (const Array* a : src) out.push_back(&a->children[k]);
+  return out;
+}
+
+Result<Array> TakeImpl(const Sources& src, const std::vector<int64_t>& indices);
 
 template <typename OffsetT>
-Status TakeVarBinary(const Array& a, const std::vector<int64_t>& indices, Array* out) {
-  BufferBuilder offsets, data;
-  offsets.Reserve((indices.size() + 1) * sizeof(OffsetT));
-  offsets.AppendValue<OffsetT>(0);
+Status TakeVarBinary(const Sources& src, const std::vector<int64_t>& indices, Array* out) {
+  // Sized first, so the values are copied once into memory of their exact size (a
+  // growing buffer copies them again and faults in fresh pages at every doubling).
   int64_t total = 0;
   for (int64_t i : indices) {
-    if (a.IsValid(i)) {
-      std::string_view v = a.GetView(i);
-      if (total + static_cast<int64_t>(v.size()) > static_cast<int64_t>(std::numeric_limits<OffsetT>::max())) {
-        return Status::OutOfRange("taken " + a.type.ToString() + " data exceeds its offset range");
-      }
-      data.Append(v.data(), v.size());
-      total += static_cast<int64_t>(v.size());
-    }
-    offsets.AppendValue<OffsetT>(static_cast<OffsetT>(total));
+    const Array& a = SourceOf(src, i);
+    if (a.IsValid(RowOf(i))) total += static_cast<int64_t>(a.GetView(RowOf(i)).size());
   }
-  out->buffers[1] = offsets.Finish();
-  out->buffers[2] = data.Finish();
+  if (total > static_cast<int64_t>(std::numeric_limits<OffsetT>::max())) {
+    return Status::OutOfRange("taken " + out->type.ToString() + " data exceeds its offset range");
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> offsets,
+                   Buffer::AllocateUninitialized((indices.size() + 1) * sizeof(OffsetT)));
+  ASSIGN_OR_RETURN(std::shared_ptr<Buffer> data, Buffer::AllocateUninitialized(static_cast<uint64_t>(total)));
+  OffsetT* off = reinterpret_cast<OffsetT*>(offsets->mutable_data());
+  uint8_t* dst = data->mutable_data();
+  OffsetT at = 0;
+  *off++ = 0;
+  for (int64_t i : indices) {
+    const Array& a = SourceOf(src, i);
+    if (a.IsValid(RowOf(i))) {
+      std::string_view v = a.GetView(RowOf(i));
+      if (!v.empty()) std::memcpy(dst + at, v.data(), v.size());
+      at += static_cast<OffsetT>(v.size());
+    }
+    *off++ = at;
+  }
+  out->buffers[1] = std::move(offsets);
+  out->buffers[2] = std::move(data);
   return Status::OK();
 }
 
 template <typename OffsetT>
-Status TakeList(const Array& a, const std::vector<int64_t>& indices, Array* out) {
+Status TakeList(const Sources& src, const std::vector<int64_t>& indices, Array* out) {
   BufferBuilder offsets;
   offsets.Reserve((indices.size() + 1) * sizeof(OffsetT));
   offsets.AppendValue<OffsetT>(0);
   std::vector<int64_t> child_indices;
   for (int64_t i : indices) {
+    const Array& a = SourceOf(src, i);
     // Null lists get empty ranges, whatever the input's offsets say.
-    if (a.IsValid(i)) {
-      auto [begin, end] = a.ListRange(i);
+    if (a.IsValid(RowOf(i))) {
+      auto [begin, end] = a.ListRange(RowOf(i));
       if (static_cast<int64_t>(child_indices.size()) + (end - begin) >
           static_cast<int64_t>(std::numeric_limits<OffsetT>::max())) {
         return Status::OutOfRange("taken " + a.type.ToString() + " children exceed the offset range");
       }
-      for (int64_t c = begin; c < end; ++c) child_indices.push_back(c);
+      for (int64_t c = begin; c < end; ++c) child_indices.push_back(SourceBits(i) | c);
     }
     offsets.AppendValue<OffsetT>(static_cast<OffsetT>(child_indices.size()));
   }
   out->buffers[1] = offsets.Finish();
-  ASSIGN_OR_RETURN(Array child, TakeImpl(a.children[0], child_indices));
+  ASSIGN_OR_RETURN(Array child, TakeImpl(ChildSources(src, 0), child_indices));
   out->children.push_back(std::move(child));
   return Status::OK();
 }
 
-// `indices` are logical rows of `a` and already bounds-checked.
-Result<Array> TakeImpl(const Array& a, const std::vector<int64_t>& indices) {
+// `indices` are bounds-checked; every source has the type of the first.
+Result<Array> TakeImpl(const Sources& src, const std::vector<int64_t>& indices) {
+  const DataType& type = src[0]->type;
   Array out;
-  out.type = a.type;
+  out.type = type;
   out.length = static_cast<int64_t>(indices.size());
-  if (a.type.id == TypeId::kNull) {
+  if (type.id == TypeId::kNull) {
     out.null_count = out.length;
     return out;
   }
-  out.buffers.resize(ExpectedBufferCount(a.type.id));
+  out.buffers.resize(ExpectedBufferCount(type.id));
   // Without a validity bitmap every taken row is valid too: nothing to build.
-  if (ValidityBits(a) != nullptr) {
+  if (std::any_of(src.begin(), src.end(), [](const Array* a) { return ValidityBits(*a) != nullptr; })) {
     BuildValidity(&out, [&](auto&& emit) {
-      for (int64_t i : indices) emit(a, i, 1);
+      for (int64_t i : indices) emit(SourceOf(src, i), RowOf(i), 1);
     });
   }
-  switch (a.type.id) {
+  switch (type.id) {
     case TypeId::kBool: {
       bit_util::BitmapBuilder bits;
       bits.Reserve(out.length);
-      for (int64_t i : indices) bits.Append(a.GetBool(i));
+      for (int64_t i : indices) bits.Append(SourceOf(src, i).GetBool(RowOf(i)));
       out.buffers[1] = bits.Finish();
       return out;
     }
     case TypeId::kUtf8:
     case TypeId::kBinary:
-      RETURN_IF_ERROR(TakeVarBinary<int32_t>(a, indices, &out));
+      RETURN_IF_ERROR(TakeVarBinary<int32_t>(src, indices, &out));
       return out;
     case TypeId::kLargeUtf8:
     case TypeId::kLargeBinary:
-      RETURN_IF_ERROR(TakeVarBinary<int64_t>(a, indices, &out));
+      RETURN_IF_ERROR(TakeVarBinary<int64_t>(src, indices, &out));
       return out;
     case TypeId::kList:
     case TypeId::kMap:
-      RETURN_IF_ERROR(TakeList<int32_t>(a, indices, &out));
+      RETURN_IF_ERROR(TakeList<int32_t>(src, indices, &out));
       return out;
     case TypeId::kLargeList:
-      RETURN_IF_ERROR(TakeList<int64_t>(a, indices, &out));
+      RETURN_IF_ERROR(TakeList<int64_t>(src, indices, &out));
       return out;
     case TypeId::kFixedSizeList: {
-      const int64_t size = a.type.list_size;
-      const Array& items = a.children[0];
+      const int64_t size = type.list_size;
+      const DataType& item_type = type.children[0].type;
       // Fixed-width items without nulls (embeddings): a row's items are one run of bytes.
-      if (IsByteWidth(items.type) && ByteWidth(items.type) > 0 && ValidityBits(items) == nullptr) {
-        const int64_t row_bytes = size * ByteWidth(items.type);
-        BufferBuilder values;
-        values.Reserve(out.length * row_bytes);
-        const uint8_t* base = items.buffers[1]->data() + items.offset * ByteWidth(items.type);
-        for (int64_t i : indices) values.Append(base + (a.offset + i) * row_bytes, row_bytes);
+      if (IsByteWidth(item_type) && ByteWidth(item_type) > 0 &&
+          std::none_of(src.begin(), src.end(),
+                       [](const Array* a) { return ValidityBits(a->children[0]) != nullptr; })) {
+        const int64_t w = ByteWidth(item_type), row_bytes = size * w;
+        ASSIGN_OR_RETURN(std::shared_ptr<Buffer> values,
+                         Buffer::AllocateUninitialized(static_cast<size_t>(out.length * row_bytes)));
+        uint8_t* dst = values->mutable_data();
+        for (int64_t i : indices) {
+          const Array& a = SourceOf(src, i);
+          const Array& items = a.children[0];
+          const uint8_t* base = items.buffers[1]->data() + items.offset * w;
+          std::memcpy(dst, base + (a.offset + RowOf(i)) * row_bytes, static_cast<size_t>(row_bytes));
+          dst += row_bytes;
+        }
         Array child;
-        child.type = items.type;
+        child.type = item_type;
         child.length = out.length * size;
-        child.buffers = {nullptr, values.Finish()};
+        child.buffers = {nullptr, std::move(values)};
         out.children.push_back(std::move(child));
         return out;
       }
       std::vector<int64_t> child_indices;
       child_indices.reserve(indices.size() * size);
       for (int64_t i : indices) {
-        for (int64_t k = 0; k < size; ++k) child_indices.push_back((a.offset + i) * size + k);
+        const int64_t first = (SourceOf(src, i).offset + RowOf(i)) * size;
+        for (int64_t k = 0; k < size; ++k) child_indices.push_back(SourceBits(i) | (first + k));
       }
-      ASSIGN_OR_RETURN(Array child, TakeImpl(a.children[0], child_indices));
+      ASSIGN_OR_RETURN(Array child, TakeImpl(ChildSources(src, 0), child_indices));
       out.children.push_back(std::move(child));
       return out;
     }
     case TypeId::kStruct: {
       std::vector<int64_t> child_indices;
       child_indices.reserve(indices.size());
-      for (int64_t i : indices) child_indices.push_back(a.offset + i);
-      for (const Array& child : a.children) {
-        ASSIGN_OR_RETURN(Array taken, TakeImpl(child, child_indices));
+      for (int64_t i : indices) child_indices.push_back(SourceBits(i) | (SourceOf(src, i).offset + RowOf(i)));
+      for (size_t k = 0; k < type.children.size(); ++k) {
+        ASSIGN_OR_RETURN(Array taken, TakeImpl(ChildSources(src, k), child_indices));
         out.children.push_back(std::move(taken));
       }
       return out;
     }
     case TypeId::kDictionary: {
-      const int64_t w = a.type.index_type->BitWidth() / 8;
-      BufferBuilder values;
-      values.Reserve(out.length * w);
-      for (int64_t i : indices) values.Append(a.buffers[1]->data() + (a.offset + i) * w, w);
-      out.buffers[1] = values.Finish();
-      out.dictionary = a.dictionary;
-      return out;
-    }
-    default: {
-      if (!IsByteWidth(a.type)) return Status::NotSupported("taking from " + a.type.ToString());
-      const int64_t w = ByteWidth(a.type);
+      for (const Array* a : src) {
+        if (!a->dictionary) return Status::InvalidArgument("dictionary array without a dictionary");
+        if (a->dictionary != src[0]->dictionary && !ArraysEqual(*a->dictionary, *src[0]->dictionary)) {
+          return Status::NotSupported("taking from dictionary arrays with different dictionaries");
+        }
+      }
+      const int64_t w = type.index_type->BitWidth() / 8;
       BufferBuilder values;
       values.Reserve(out.length * w);
       for (int64_t i : indices) {
-        if (w > 0) values.Append(a.buffers[1]->data() + (a.offset + i) * w, w);
+        const Array& a = SourceOf(src, i);
+        values.Append(a.buffers[1]->data() + (a.offset + RowOf(i)) * w, w);
       }
       out.buffers[1] = values.Finish();
+      out.dictionary = src[0]->dictionary;
+      return out;
+    }
+    default: {
+      if (!IsByteWidth(type)) return Status::NotSupported("taking from " + type.ToString());
+      const int64_t w = ByteWidth(type);
+      ASSIGN_OR_RETURN(std::shared_ptr<Buffer> values,
+                       Buffer::AllocateUninitialized(static_cast<size_t>(out.length * w)));
+      uint8_t* dst = values->mutable_data();
+      if (w > 0) {
+        for (int64_t i : indices) {
+          const Array& a = SourceOf(src, i);
+          std::memcpy(dst, a.buffers[1]->data() + (a.offset + RowOf(i)) * w, static_cast<size_t>(w));
+          dst += w;
+        }
+      }
+      out.buffers[1] = std::move(values);
       return out;
     }
   }
@@ -750,7 +806,31 @@ Result<Array> TakeRows(const Array& array, const std::vector<int64_t>& indices) 
                                 std::to_string(array.length));
     }
   }
-  return TakeImpl(array, indices);
+  return TakeImpl({&array}, indices);
+}
+
+Result<Array> InterleaveRows(const std::vector<Array>& parts, std::span<const std::pair<uint32_t, int64_t>> rows) {
+  if (parts.empty()) return Status::InvalidArgument("InterleaveRows needs at least one array");
+  if (parts.size() > (size_t{1} << (63 - kSourceShift))) {
+    return Status::InvalidArgument("InterleaveRows of " + std::to_string(parts.size()) + " arrays");
+  }
+  Sources src;
+  for (const Array& a : parts) {
+    if (a.type != parts[0].type) {
+      return Status::InvalidArgument("cannot interleave " + a.type.ToString() + " with " + parts[0].type.ToString());
+    }
+    src.push_back(&a);
+  }
+  std::vector<int64_t> indices;
+  indices.reserve(rows.size());
+  for (auto [part, row] : rows) {
+    if (part >= parts.size() || row < 0 || row >= parts[part].length) {
+      return Status::OutOfRange("interleave row " + std::to_string(row) + " of array " + std::to_string(part) +
+                                " is outside the " + std::to_string(parts.size()) + " arrays given");
+    }
+    indices.push_back((static_cast<int64_t>(part) << kSourceShift) | row);
+  }
+  return TakeImpl(src, indices);
 }
 
 Result<Array> MakeNullArray(const DataType& type, int64_t length) {

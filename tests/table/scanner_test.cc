@@ -8,9 +8,10 @@
 #include <random>
 
 #include "lancet/c_data.h"
+#include "lancet/expr/filter.h"
+#include "lancet/format/file_reader.h"
 #include "lancet/table/dataset.h"
 #include "lancet/table/write.h"
-#include "lancet/expr/filter.h"
 #include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
@@ -585,6 +586,62 @@ TEST(ScannerBatchBytes, WideRowsGetSmallerBatches) {
     EXPECT_EQ(next, 300);
     EXPECT_EQ(batches.size(), (300 + expect_rows - 1) / expect_rows) << cap;
   }
+}
+
+// Batches end early where a page of the widest column ends (when that leaves at least
+// a quarter of batch_size), so a batch reads within one page of it; every row still
+// comes out once, in order, with its values.
+TEST(ScannerPageBreaks, BatchesEndWherePagesOfTheWidestColumnEnd) {
+  constexpr int64_t kRows = 40000, kDim = 128;  // 512-byte rows: about 16k rows per 8 MiB page
+  Schema schema;
+  schema.fields = {
+      MakeField("id", MakeType(TypeId::kInt64), false),
+      MakeField("emb", FixedSizeListOf(MakeField("item", MakeType(TypeId::kFloat32), false), kDim), false)};
+  std::vector<int64_t> ids(kRows);
+  std::vector<float> items(kRows * kDim);
+  for (int64_t i = 0; i < kRows; ++i) {
+    ids[i] = i;
+    for (int64_t k = 0; k < kDim; ++k) items[i * kDim + k] = static_cast<float>(i) + static_cast<float>(k) / kDim;
+  }
+  ASSERT_OK_AND_ASSIGN(Array id, ArrayFromVector(MakeType(TypeId::kInt64), ids));
+  ASSERT_OK_AND_ASSIGN(Array item, ArrayFromVector(MakeType(TypeId::kFloat32), items));
+  ASSERT_OK_AND_ASSIGN(Array emb, MakeFixedSizeListArray(schema.fields[1].type, kRows, item));
+  RecordBatch batch{schema, kRows, {id, emb}};
+  auto store = io::NewMemoryStore();
+  ASSERT_OK(WriteDataset(store, "p", schema, {batch}).status());
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(store, "p"));
+
+  // The embedding's pages, from the data file.
+  ASSERT_OK_AND_ASSIGN(auto file, store->OpenRead(ds->fragments()[0].files[0].location));
+  ASSERT_OK_AND_ASSIGN(auto reader, format::FileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(file))));
+  ASSERT_OK_AND_ASSIGN(auto pages, reader->ColumnPages(1));
+  ASSERT_GE(pages.size(), 2u);
+  std::vector<uint64_t> page_ends;
+  for (const auto& p : pages) page_ends.push_back(p.end_row);
+
+  ScanOptions o;
+  o.batch_size = 10000;
+  ASSERT_OK_AND_ASSIGN(auto batches, ReadAllBatches(**ds->NewScan(o)));
+  int64_t next = 0;
+  bool shortened = false;
+  for (const RecordBatch& b : batches) {
+    const uint64_t first = static_cast<uint64_t>(next), end = first + static_cast<uint64_t>(b.num_rows);
+    EXPECT_LE(b.num_rows, 10000);
+    for (uint64_t e : page_ends) EXPECT_FALSE(e > first && e < end) << "batch [" << first << ", " << end << ")";
+    if (b.num_rows < 10000 && end < static_cast<uint64_t>(kRows)) {
+      shortened = true;
+      EXPECT_NE(std::find(page_ends.begin(), page_ends.end(), end), page_ends.end());
+      EXPECT_GE(b.num_rows, 2500);
+    }
+    const float* v = b.columns[1].children[0].values<float>();
+    for (int64_t i = 0; i < b.num_rows; ++i) {
+      ASSERT_EQ(b.columns[0].values<int64_t>()[i], next);
+      ASSERT_EQ(v[i * kDim + 1], static_cast<float>(next) + 1.0f / kDim);
+      ++next;
+    }
+  }
+  EXPECT_EQ(next, kRows);
+  EXPECT_TRUE(shortened);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "util/array_builder.h"
 #include "util/array_test_util.h"
 #include "util/bit_util.h"
+#include "util/interleave.h"
 #include "util/test_macros.h"
 
 namespace lancet {
@@ -147,6 +148,41 @@ TEST(ArrayTest, OffsetsAreRespected) {
     ASSERT_OK_AND_ASSIGN(Array from_full, TakeRows(a, {1, n - 2}));
     EXPECT_TRUE(ArraysEqual(from_slice, from_full));
   }
+}
+
+TEST(ArrayTest, InterleaveEqualsTakeOfTheConcatenation) {
+  // Three parts of one type, one of them a slice (an offset into its buffers), mixed
+  // row by row in a scattered order with repeats.
+  for (const auto& [name, a] : SampleArrays()) {
+    SCOPED_TRACE(name);
+    const int64_t n = a.length;
+    std::vector<Array> parts = {a, Slice(a, 1, n - 2), a};
+    ASSERT_OK_AND_ASSIGN(Array all, Concatenate(parts));
+    std::vector<std::pair<uint32_t, int64_t>> rows;
+    std::vector<int64_t> idx;
+    int64_t base[3] = {0, n, 2 * n - 2};
+    for (int64_t k = 0; k < 3 * n; ++k) {
+      const uint32_t part = static_cast<uint32_t>((k * 5) % 3);
+      const int64_t row = (k * 7 + 3) % parts[part].length;
+      rows.emplace_back(part, row);
+      idx.push_back(base[part] + row);
+    }
+    ASSERT_OK_AND_ASSIGN(Array got, InterleaveRows(parts, rows));
+    ASSERT_OK(got.Validate());
+    ASSERT_OK_AND_ASSIGN(Array want, TakeRows(all, idx));
+    EXPECT_TRUE(ArraysEqual(got, want));
+    EXPECT_EQ(got.null_count, want.null_count);
+
+    std::vector<std::pair<uint32_t, int64_t>> bad = {{3, 0}};
+    EXPECT_EQ(InterleaveRows(parts, bad).status().code(), StatusCode::kOutOfRange);
+    bad = {{1, n - 2}};
+    EXPECT_EQ(InterleaveRows(parts, bad).status().code(), StatusCode::kOutOfRange);
+  }
+  const auto samples = SampleArrays();
+  std::vector<std::pair<uint32_t, int64_t>> first = {{0, 0}};
+  EXPECT_EQ(InterleaveRows({samples[0].second, samples[1].second}, first).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(InterleaveRows({}, first).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(ArrayTest, MakeNullArrayEveryType) {

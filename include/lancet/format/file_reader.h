@@ -37,8 +37,7 @@ class FileReader {
 
   /// Reads the footer, offset tables, column metadata and global buffer 0.
   /// `known_size` (0 = unknown) saves a size request. Corruption/NotSupported name the path.
-  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<io::RandomAccessFile> file,
-                                                  uint64_t known_size = 0);
+  static Result<std::unique_ptr<FileReader>> Open(std::shared_ptr<io::RandomAccessFile> file, uint64_t known_size = 0);
 
   virtual const std::string& path() const = 0;
   /// Whether reads are as cheap as memory access (a mapped local file): callers then
@@ -65,6 +64,15 @@ class FileReader {
 
   /// Human-readable pages and encodings of column `column` (for `lancet info`).
   virtual Result<std::string> DescribeColumn(int column) const = 0;
+
+  /// Column `column`'s pages in row order, for readers that cut their batches where a
+  /// page ends (a range inside one page of a fixed-width column can be a view of the
+  /// file's bytes). Empty when the file does not say (format 2.0).
+  struct PageBounds {
+    uint64_t end_row = 0;  // one past the page's last row
+    uint64_t bytes = 0;
+  };
+  virtual Result<std::vector<PageBounds>> ColumnPages(int column) const = 0;
 };
 
 }  // namespace lancet::format
