@@ -7,14 +7,27 @@ namespace lancet::encoding {
 using internal::Corrupt;
 using internal::LoadLE;
 
+namespace {
+
+// The usual level encoding unpacks into the result itself: no block, no copy.
+bool UnpacksDirectly(const pb::CompressiveEncoding& encoding) {
+  return encoding.has_out_of_line_bitpacking() && encoding.out_of_line_bitpacking().uncompressed_bits_per_value() == 16;
+}
+
+Status UnpackInto(const pb::CompressiveEncoding& encoding, const BufferPtr& bytes, uint64_t n,
+                  std::vector<uint16_t>* out) {
+  if (n > kMaxAllocation / 2) return Corrupt(n, " levels are too many");
+  out->resize(n);
+  return internal::DecodeOutOfLineLevels(encoding.out_of_line_bitpacking(), bytes, n, out->data());
+}
+
+}  // namespace
+
 Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
                                                std::span<const uint32_t> wanted) {
-  // The usual level encoding unpacks into the result itself: no block, no copy.
-  if (wanted.empty() && encoding.has_out_of_line_bitpacking() &&
-      encoding.out_of_line_bitpacking().uncompressed_bits_per_value() == 16) {
-    if (n > kMaxAllocation / 2) return Corrupt(n, " levels are too many");
-    std::vector<uint16_t> out(n);
-    RETURN_IF_ERROR(internal::DecodeOutOfLineLevels(encoding.out_of_line_bitpacking(), bytes, n, out.data()));
+  if (wanted.empty() && UnpacksDirectly(encoding)) {
+    std::vector<uint16_t> out;
+    RETURN_IF_ERROR(UnpackInto(encoding, bytes, n, &out));
     return out;
   }
   ASSIGN_OR_RETURN(DataBlock block, DecodeBlock(encoding, std::move(bytes), n, wanted));
@@ -23,11 +36,7 @@ Result<std::vector<uint16_t>> DecodeLevelBlock(const pb::CompressiveEncoding& en
 
 Status DecodeLevelBlockInto(const pb::CompressiveEncoding& encoding, BufferPtr bytes, uint64_t n,
                             std::vector<uint16_t>* out) {
-  if (encoding.has_out_of_line_bitpacking() && encoding.out_of_line_bitpacking().uncompressed_bits_per_value() == 16) {
-    if (n > kMaxAllocation / 2) return Corrupt(n, " levels are too many");
-    out->resize(n);
-    return internal::DecodeOutOfLineLevels(encoding.out_of_line_bitpacking(), bytes, n, out->data());
-  }
+  if (UnpacksDirectly(encoding)) return UnpackInto(encoding, bytes, n, out);
   ASSIGN_OR_RETURN(*out, DecodeLevelBlock(encoding, std::move(bytes), n));
   return Status::OK();
 }

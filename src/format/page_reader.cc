@@ -148,6 +148,14 @@ Result<std::vector<uint16_t>> DecodeLevels(const pb::CompressiveEncoding& enc, B
   return levels.MoveValue();
 }
 
+/// DecodeLevels of all n levels into `out`, reusing its capacity.
+Status DecodeLevelsInto(const pb::CompressiveEncoding& enc, BufferPtr bytes, uint64_t n, const std::string& context,
+                        std::vector<uint16_t>* out) {
+  Status st = encoding::DecodeLevelBlockInto(enc, std::move(bytes), n, out);
+  if (!st.ok()) return st.WithContext(context + ": levels");
+  return st;
+}
+
 Result<std::vector<BufferPtr>> ReadRanges(const io::RandomAccessFile& file, const std::vector<io::ByteRange>& ranges,
                                           const std::string& context) {
   if (ranges.empty()) return std::vector<BufferPtr>{};
@@ -696,21 +704,19 @@ class MiniBlockReader final : public PageReader {
     // into per-thread scratch and only the window's are kept (a chunk's levels are a
     // few KiB, allocated and freed per row otherwise).
     const bool rows = window.first < window.end;
+    // The window's slices start at the chunk's first level: a preamble's, or nothing.
+    const bool from_start = window.preamble || !rows;
     const bool few_rows = (rows ? window.end - window.first : 0) * 4 <= ch.starts;
     thread_local std::vector<uint16_t> rep_scratch, def_scratch;
     std::vector<uint16_t>& rep = few_rows ? rep_scratch : d->rep;
     std::vector<uint16_t>& def = few_rows ? def_scratch : d->def;
-    Status st = encoding::DecodeLevelBlockInto(layout_.rep_compression(), rep_buf, num_levels, &rep);
-    if (!st.ok()) return st.WithContext(ctx + ": levels");
+    RETURN_IF_ERROR(DecodeLevelsInto(layout_.rep_compression(), rep_buf, num_levels, ctx, &rep));
     def.clear();
-    if (has_def_) {
-      st = encoding::DecodeLevelBlockInto(layout_.def_compression(), def_buf, num_levels, &def);
-      if (!st.ok()) return st.WithContext(ctx + ": levels");
-    }
+    if (has_def_) RETURN_IF_ERROR(DecodeLevelsInto(layout_.def_compression(), def_buf, num_levels, ctx, &def));
     if (!def.empty() && def.size() != num_levels) return Status::Corruption(ctx + ": level count");
     // A slice ending at local row j reads row_starts[j], so the chunk needs j+1 of them.
     // Row 0's start ends a preamble slice, and the chunk must begin with it otherwise.
-    const uint64_t rows_from = window.preamble || !rows ? 0 : window.first;
+    const uint64_t rows_from = from_start ? 0 : window.first;
     uint64_t total_vis = 0, total_starts = 0;
     RETURN_IF_ERROR(ScanListLevels(levels_, rep, &def, rows_from, window.end + 1, &d->row_starts, &d->row_vis,
                                    &total_starts, &total_vis, ctx));
@@ -729,8 +735,8 @@ class MiniBlockReader final : public PageReader {
     // the chunk's start, for a preamble) to the start of the row after its last.
     auto level_at = [&](uint64_t j) -> uint64_t { return j < ch.starts ? d->row_starts[j] : num_levels; };
     auto value_at = [&](uint64_t j) -> uint64_t { return j < ch.starts ? d->row_vis[j] : ch.num_values; };
-    const uint64_t lmin = window.preamble || !rows ? 0 : level_at(window.first);
-    const uint64_t vmin = window.preamble || !rows ? 0 : value_at(window.first);
+    const uint64_t lmin = from_start ? 0 : level_at(window.first);
+    const uint64_t vmin = from_start ? 0 : value_at(window.first);
     const uint64_t lend = level_at(rows ? window.end : 0), vend = value_at(rows ? window.end : 0);
     if (few_rows) {
       d->rep.assign(rep.begin() + lmin, rep.begin() + lend);

@@ -266,6 +266,7 @@ class DatasetImpl final : public Dataset, public ScanSource {
 
 Result<std::unique_ptr<Dataset>> DatasetImpl::Make(std::shared_ptr<io::ObjectStore> store, std::string root,
                                                    const OpenOptions& options, std::string uri) {
+  TuneAllocatorOnce();
   if (options.version && options.tag) {
     return Status::InvalidArgument(root + ": open with either a version or a tag, not both");
   }
@@ -976,13 +977,11 @@ Result<std::vector<std::optional<ResolvedBlob>>> DatasetImpl::ResolveBlobs(
 Result<std::unique_ptr<Dataset>> Dataset::Open(std::shared_ptr<io::ObjectStore> store, const std::string& root,
                                                const OpenOptions& options) {
   if (!store) return Status::InvalidArgument("Dataset::Open needs an object store");
-  TuneAllocatorOnce();
   return DatasetImpl::Make(std::move(store), root, options);
 }
 
 Result<std::unique_ptr<Dataset>> Dataset::Open(const std::string& uri, const OpenOptions& options) {
   if (uri.empty()) return Status::InvalidArgument("Dataset::Open needs a path");
-  TuneAllocatorOnce();
   ASSIGN_OR_RETURN(io::ResolvedUri where, io::ResolveUri(uri, options.storage_options));
   // The URI, not the key prefix, names an S3 dataset in uri() and errors; ResolveUri
   // takes credentials from the options and the environment only, never from the URI.

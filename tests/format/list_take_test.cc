@@ -8,6 +8,7 @@
 #include <string>
 
 #include "format/repdef_writer.h"
+#include "format_test_util.h"
 #include "lancet/format/file_reader.h"
 #include "lancet/format/file_writer.h"
 #include "util/array_builder.h"
@@ -37,9 +38,7 @@ class ListTake {
     auto reader = FileReader::Open(std::shared_ptr<io::RandomAccessFile>(std::move(*file)));
     EXPECT_TRUE(reader.ok()) << reader.status().ToString();
     reader_ = std::move(*reader);
-    auto leaves = internal::LeafColumnsOf(schema_);
-    EXPECT_TRUE(leaves.ok());
-    for (size_t c = 0; c < leaves->size(); ++c) cols_.push_back(static_cast<int>(c));
+    cols_ = testing::LeafColumnsByField(schema_)[0];
   }
 
   // The take of `rows` equals the same rows of the input.
