@@ -3,9 +3,9 @@
 // Pages a process touched through a mapping count in its RSS until they are unmapped or
 // advised away, and a dataset keeps its files mapped: a scan of 10 GB would show 10 GB
 // resident although the kernel may drop those pages at will. Large reads report their
-// pages here when their buffer is released; past the budget the oldest leave the process
-// (MADV_DONTNEED; they stay in the page cache). Below it they stay mapped, so scanning
-// the same data again costs no page faults.
+// pages here when their buffer is released; past the budget the least recently released
+// leave the process (MADV_DONTNEED; they stay in the page cache). Below it they stay
+// mapped, so scanning the same data again costs no page faults.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,8 @@
 // the latest version and committed through a RowRewriter; a lost race re-runs the join.
 #include "lancet/table/merge_insert.h"
 
+#include "table/blob.h"
+#include "table/blob_input.h"
 #include "table/merge_join.h"
 #include "table/merge_spill.h"
 #include "table/row_rewrite.h"
@@ -21,6 +23,55 @@ class RewriterMergeSink final : public MergeSink {
   RowRewriter& rewriter_;
 };
 
+// A source gives a blob column's new values as plain bytes (binary or large_binary, the
+// natural shape of a feed) or as the input struct<data, uri>: bytes become that struct,
+// as WriteParams::blobs.binary_as_blob makes them for a write.
+class BlobBytesSource final : public RecordBatchReader {
+ public:
+  BlobBytesSource(RecordBatchReader& inner, std::map<std::string, BlobThresholds> columns)
+      : inner_(inner), columns_(std::move(columns)), schema_(inner.schema()) {
+    std::vector<RecordBatch> none;
+    converted_ = ConvertBinaryToBlob(columns_, &schema_, &none);
+    // The batches keep the source's width of the data child (StoreBlobs reads either),
+    // and so does the schema: a spilled source is written with it.
+    for (const auto& [name, unused] : columns_) {
+      const size_t i = static_cast<size_t>(inner.schema().FieldIndex(name));
+      schema_.fields[i].type =
+          StructOf({MakeField("data", inner.schema().fields[i].type), MakeField("uri", MakeType(TypeId::kUtf8))});
+    }
+  }
+  const Schema& schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override {
+    RETURN_IF_ERROR(converted_);
+    ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, inner_.Next());
+    if (!batch) return batch;
+    Schema schema = batch->schema;
+    std::vector<RecordBatch> one{std::move(*batch)};
+    RETURN_IF_ERROR(ConvertBinaryToBlob(columns_, &schema, &one));
+    one[0].schema = schema_;
+    return std::optional<RecordBatch>(std::move(one[0]));
+  }
+
+ private:
+  RecordBatchReader& inner_;
+  const std::map<std::string, BlobThresholds> columns_;
+  Schema schema_;
+  Status converted_;
+};
+
+// The source's binary columns that feed Blob V2 columns of `target`.
+std::map<std::string, BlobThresholds> BlobBytesColumns(const Schema& source, const Schema& target) {
+  std::map<std::string, BlobThresholds> out;
+  for (const Field& f : source.fields) {
+    const int t = target.FieldIndex(f.name);
+    if (t < 0 || !IsBlobV2Field(target.fields[t])) continue;
+    if (f.type.id != TypeId::kBinary && f.type.id != TypeId::kLargeBinary) continue;
+    auto thresholds = BlobThresholdsOf(target.fields[t]);
+    out[f.name] = thresholds.ok() ? *thresholds : BlobThresholds{};
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<MergeInsertResult> MergeInsert(const Dataset& dataset, RecordBatchReader& source,
@@ -35,11 +86,15 @@ Result<MergeInsertResult> MergeInsert(const Dataset& dataset, RecordBatchReader&
     return Status::InvalidArgument("merge insert into " + dataset.uri() + ": spill_partitions " +
                                    std::to_string(options.spill_partitions) + " is above 4096");
   }
-  auto keys = MergeKeys::Make(source.schema(), options.on, "source");
+  std::optional<BlobBytesSource> blob_bytes;
+  RecordBatchReader* input = &source;
+  if (auto columns = BlobBytesColumns(source.schema(), dataset.schema()); !columns.empty()) {
+    input = &blob_bytes.emplace(source, std::move(columns));
+  }
+  auto keys = MergeKeys::Make(input->schema(), options.on, "source");
   if (!keys.ok()) return Status::InvalidArgument("merge insert into " + dataset.uri() + ": " + keys.status().message());
-  ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> rows,
-                   MergeSource::Ingest(source, *keys, options.memory_budget_bytes, options.spill_partitions,
-                                       options.spill_dir));
+  ASSIGN_OR_RETURN(std::unique_ptr<MergeSource> rows, MergeSource::Ingest(*input, *keys, options.memory_budget_bytes,
+                                                                          options.spill_partitions, options.spill_dir));
   MergeInsertResult result;
   result.spilled_bytes = rows->spilled_bytes();
   std::unique_ptr<Dataset> latest;

@@ -7,6 +7,9 @@
 #include <utility>
 
 #include "lancet/expr/filter.h"
+#include "table/blob.h"
+#include "table/blob_info.h"
+#include "table/blob_input.h"
 #include "table/row_rewrite.h"
 
 namespace lancet::table {
@@ -49,6 +52,8 @@ class MergeJoiner {
       : target_(target), source_(source), options_(options), sink_(sink) {}
 
   Status Prepare();
+  Status CheckBlobSource(const Field& target, const Field& source, const std::string& where) const;
+  Schema InsertSchema() const;
   Result<MergeCounts> Run();
 
  private:
@@ -91,14 +96,34 @@ class MergeJoiner {
   size_t insert_batch_rows_ = kMergeChunkRows;
 };
 
+// A source column for the Blob V2 column `target`: new bytes in the input shape
+// (struct<data, uri>; plain bytes were wrapped by MergeInsert). A format 2.3 column's
+// values carry blob_info only a media plugin can make.
+Status MergeJoiner::CheckBlobSource(const Field& target, const Field& source, const std::string& where) const {
+  const Field& read = target_.read_schema().fields[static_cast<size_t>(target_.read_schema().FieldIndex(target.name))];
+  if (IsBlobInfoDescriptor(read)) {
+    return Status::InvalidArgument(where + "the source has blob column '" + target.name +
+                                   "': in a format 2.3 dataset its values carry blob_info from a media plugin; "
+                                   "leave it out of the source (matched rows keep their blobs) or ingest the rows");
+  }
+  Field as_input = target;
+  as_input.type = source.type;
+  Schema one;
+  one.fields.push_back(std::move(as_input));
+  Status shape = CheckBlobInputSchema(one);
+  if (!shape.ok()) {
+    return Status::InvalidArgument(where + "the source column '" + source.name + "' has type " +
+                                   source.type.ToString() + ", which is not bytes for the blob column '" + target.name +
+                                   "' (" + shape.message() + ")");
+  }
+  return Status::OK();
+}
+
 Status MergeJoiner::Prepare() {
   const Schema& ts = target_.schema();
   const Schema& ss = source_.schema();
   const std::string where = "merge insert into " + target_.uri() + ": ";
-  for (const Field& f : ts.fields) {
-    if (IsBlobV2Field(f)) return Status::NotSupported(where + "column '" + f.name + "' is a blob column");
-    target_columns_.push_back(f.name);
-  }
+  for (const Field& f : ts.fields) target_columns_.push_back(f.name);
   auto source_keys = MergeKeys::Make(ss, options_.on, "source");
   if (!source_keys.ok()) return Status::InvalidArgument(where + source_keys.status().message());
   source_keys_ = std::move(source_keys).value();
@@ -108,6 +133,10 @@ Status MergeJoiner::Prepare() {
   for (const Field& f : ss.fields) {
     int t = ts.FieldIndex(f.name);
     if (t < 0) return Status::InvalidArgument(where + "the source column '" + f.name + "' is not in the dataset");
+    if (IsBlobV2Field(ts.fields[t])) {
+      RETURN_IF_ERROR(CheckBlobSource(ts.fields[t], f, where));
+      continue;
+    }
     // By text: nested types carry Lance field ids on the dataset side only.
     if (ts.fields[t].type.ToString() != f.type.ToString()) {
       return Status::InvalidArgument(where + "the source column '" + f.name + "' has type " + f.type.ToString() +
@@ -132,7 +161,9 @@ Status MergeJoiner::Prepare() {
     }
   }
   if (!options_.when_matched_condition.empty()) {
-    condition_schema_.fields = {MakeField("target", StructOf(ts.fields)), MakeField("source", StructOf(ss.fields))};
+    // Old rows come as a scan reads them: a blob column as descriptors.
+    condition_schema_.fields = {MakeField("target", StructOf(target_.read_schema().fields)),
+                                MakeField("source", StructOf(ss.fields))};
     auto bound = expr::Filter::Bind(options_.when_matched_condition, condition_schema_);
     if (!bound.ok()) return Status::InvalidArgument(where + "when-matched condition: " + bound.status().message());
     matched_condition_ = std::move(bound).value();
@@ -173,7 +204,7 @@ Result<MergeCounts> MergeJoiner::Run() {
     RETURN_IF_ERROR(spill->Write(*batch, RowPartitions(*batch, target_keys_, true, parts)));
   }
   RETURN_IF_ERROR(spill->Finish());
-  Schema with_seq = target_.schema();
+  Schema with_seq = InsertSchema();
   with_seq.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
   ASSIGN_OR_RETURN(inserts_, PartitionedSpill::Open(source_.spill_dir()->path(),
                                                     "inserts-v" + std::to_string(target_.version()), with_seq, parts));
@@ -371,7 +402,7 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
     RecordBatch pair{
         condition_schema_,
         n,
-        {MergeStructColumn(target_.schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
+        {MergeStructColumn(target_.read_schema(), old_cols, n), MergeStructColumn(source_.schema(), src_cols, n)}};
     ASSIGN_OR_RETURN(std::vector<bool> keep, matched_condition_->Evaluate(pair));
     std::vector<int64_t> kept = MergeTrueRows(keep);
     if (kept.size() != addrs.size()) {
@@ -391,6 +422,18 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
   RETURN_IF_ERROR(sink_.Add(out, addrs));
   counts_.updated += addrs.size();
   return Status::OK();
+}
+
+Schema MergeJoiner::InsertSchema() const {
+  // A blob column's new bytes keep the source's shape (the width of its data child):
+  // spilled inserts are written with the types they have.
+  Schema schema = target_.schema();
+  for (size_t c = 0; c < insert_from_.size(); ++c) {
+    if (insert_from_[c] >= 0 && IsBlobV2Field(schema.fields[c])) {
+      schema.fields[c].type = source_.schema().fields[static_cast<size_t>(insert_from_[c])].type;
+    }
+  }
+  return schema;
 }
 
 Status MergeJoiner::FlushDeletes() {
@@ -426,7 +469,7 @@ Status MergeJoiner::Insert(const RecordBatch& rows, const std::vector<bool>& mat
     if (!last && !matched[i]) pick.push_back(i);
     if (pick.empty() || (!last && pick.size() < insert_batch_rows_)) continue;
     const int64_t n = static_cast<int64_t>(pick.size());
-    RecordBatch out{target_.schema(), n, {}};
+    RecordBatch out{InsertSchema(), n, {}};
     for (size_t c = 0; c < insert_from_.size(); ++c) {
       if (insert_from_[c] < 0) {
         ASSIGN_OR_RETURN(Array nulls, MakeNullArray(target_.schema().fields[c].type, n));

@@ -3,11 +3,13 @@
 // parent's may be locked by, or wait on, threads the child does not have.
 #pragma once
 
-#include <unistd.h>
-
 #include <atomic>
 
 namespace lancet {
+
+/// This process's pid, cached and refreshed in a fork's child: getpid() is a system call
+/// (glibc stopped caching it), and the singletons below are looked up on every read.
+int ThisPid();
 
 /// The object in `slot` if this process made it, else a fresh one from `make()`.
 /// `pid_of(obj)` is the pid of the process that made `obj`. Objects are never
@@ -15,7 +17,7 @@ namespace lancet {
 /// used by threads that outlive static destruction.
 template <typename T, typename Make, typename PidOf>
 T& OfThisProcess(std::atomic<T*>& slot, Make make, PidOf pid_of) {
-  const int me = static_cast<int>(::getpid());
+  const int me = ThisPid();
   T* obj = slot.load(std::memory_order_acquire);
   while (obj == nullptr || pid_of(*obj) != me) {
     T* fresh = make();

@@ -1,7 +1,5 @@
 #include "util/thread_pool.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -10,7 +8,7 @@
 
 namespace lancet {
 
-ThreadPool::ThreadPool(size_t threads) : owner_pid_(static_cast<int>(::getpid())) {
+ThreadPool::ThreadPool(size_t threads) : owner_pid_(ThisPid()) {
   for (size_t i = 0; i < threads; ++i) workers_.emplace_back([this] { Loop(); });
 }
 

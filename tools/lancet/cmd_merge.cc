@@ -41,17 +41,17 @@ struct MergeState {
     for (const std::string& k : o.on) {
       if (k.empty()) return ReportUsage("--on: empty key column name in '" + on + "'");
     }
-    o.when_matched = when_matched == "skip"       ? table::WhenMatched::kDoNothing
-                     : update_columns.empty()     ? table::WhenMatched::kUpdateAll
-                                                  : table::WhenMatched::kUpdateColumns;
+    o.when_matched = when_matched == "skip"   ? table::WhenMatched::kDoNothing
+                     : update_columns.empty() ? table::WhenMatched::kUpdateAll
+                                              : table::WhenMatched::kUpdateColumns;
     if (when_matched == "skip" && !update_columns.empty()) {
       return ReportUsage("--update-columns needs --when-matched update");
     }
     o.update_columns = update_columns;
     o.when_matched_condition = matched_if;
     o.when_not_matched = when_not_matched == "skip" ? table::WhenNotMatched::kSkip : table::WhenNotMatched::kInsert;
-    o.when_not_matched_by_source = by_source == "delete" ? table::WhenNotMatchedBySource::kDelete
-                                                         : table::WhenNotMatchedBySource::kKeep;
+    o.when_not_matched_by_source =
+        by_source == "delete" ? table::WhenNotMatchedBySource::kDelete : table::WhenNotMatchedBySource::kKeep;
     if (!delete_if.empty() && by_source != "delete") {
       return ReportUsage("--delete-if needs --when-not-matched-by-source delete");
     }
@@ -80,8 +80,8 @@ struct MergeState {
     std::printf("merged %s into %s: %llu inserted, %llu updated, %llu deleted; version %llu%s\n", source.c_str(),
                 dataset.c_str(), static_cast<unsigned long long>(result->rows_inserted),
                 static_cast<unsigned long long>(result->rows_updated),
-                static_cast<unsigned long long>(result->rows_deleted),
-                static_cast<unsigned long long>(result->version), spilled.c_str());
+                static_cast<unsigned long long>(result->rows_deleted), static_cast<unsigned long long>(result->version),
+                spilled.c_str());
     return kExitOk;
   }
 };
@@ -95,7 +95,9 @@ Command AddMergeCommand(CLI::App& root) {
       "SRC is read as by `lancet import`: an Arrow IPC stream or file, or NDJSON with --schema;\n"
       "'-' reads an IPC stream from standard input. Its columns must be dataset columns of the\n"
       "same types; columns it lacks keep their values in updated rows and are null in inserted\n"
-      "rows. A null key matches nothing. Two source rows matching one dataset row while\n"
+      "rows. A blob column takes binary bytes (or struct<data, uri>), stored by size as import\n"
+      "stores them; a format 2.3 (blob_info) dataset's blob columns cannot come from SRC.\n"
+      "A null key matches nothing. Two source rows matching one dataset row while\n"
       "updating is an error (nothing is written).\n"
       "--matched-if takes a filter over target.<col> and source.<col>; --delete-if one over\n"
       "the dataset's columns (docs/filters.md).");

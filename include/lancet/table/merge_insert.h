@@ -68,7 +68,13 @@ struct MergeInsertResult {
 /// "Ambiguous merge inserts are prohibited" InvalidArgument naming the key; duplicate
 /// source keys that match nothing are all inserted. Memory is bounded by the budget
 /// (plus one partition's matched pairs), whatever the source's and target's sizes.
-/// On any error nothing is committed. Datasets with Blob V2 columns: NotSupported.
+/// On any error nothing is committed.
+///
+/// A Blob V2 column takes new bytes as binary, large_binary or the input
+/// struct<data, uri>, placed by size as a write places them; rows it is left out of
+/// keep their blobs (the bytes move with the row). In a format 2.3 dataset (blob_info)
+/// a source holding the blob column is InvalidArgument: only a media plugin makes
+/// those values.
 Result<MergeInsertResult> MergeInsert(const Dataset& dataset, RecordBatchReader& source,
                                       const MergeInsertOptions& options);
 
