@@ -676,6 +676,9 @@ Result<Array> DatasetImpl::ReadFieldRange(const FragmentState& frag, const Field
 }
 
 Result<std::vector<uint64_t>> DatasetImpl::FragmentBatchBreaks(size_t frag_idx, std::span<const Field> fields) const {
+  // Only mapped files turn a page-aligned batch into a view; on an object store the
+  // footer read would stall the planner's thread for nothing.
+  if (io::IsRemoteUri(uri())) return std::vector<uint64_t>{};
   const FragmentState& frag = frags_[frag_idx];
   uint64_t most = 0;
   std::vector<uint64_t> breaks;
