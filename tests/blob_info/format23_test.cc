@@ -6,14 +6,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "common/payload.h"
 #include "common/peer.h"
 #include "lancet/blob/blob_file.h"
 #include "lancet/blob/blob_ranges.h"
 #include "lancet/format/file_reader.h"
+#include "lancet/record_batch_reader.h"
 #include "lancet/table/compaction.h"
 #include "lancet/table/evolution.h"
+#include "lancet/table/merge_insert.h"
+#include "lancet/table/update.h"
 #include "lancet/table/write.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
@@ -296,6 +300,70 @@ TEST(Format23, EvolutionKeepsBlobInfo) {
   EXPECT_TRUE(infos(*ds) == want);
   ASSERT_OK_AND_ASSIGN(auto located, ds->LocateBlobsWithInfo("video", std::vector<uint64_t>{1}));
   EXPECT_TRUE(located[0]->info.has_value());
+}
+
+// Update and merge_insert move a row's blob_info and stored stream byte for byte (the
+// plugin's contract holds without re-ingest); inserted rows without the column are null.
+TEST(Format23, UpdateAndMergeInsertKeepBlobInfoByteIdentical) {
+  Fixture fx;
+  ASSERT_OK(fx.Write(fx.Params()));
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(fx.root));
+  Schema added{{MakeField("id", MakeType(TypeId::kInt64)), MakeField("score", MakeType(TypeId::kInt64))}, {}};
+  Array ids = *ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{0, 1, 2, 3, 4});
+  ASSERT_OK(AddColumns(*ds, added, {RecordBatch{added, 5, {ids, ids}}}));
+  // id -> blob_info members and the stored bytes of "video".
+  auto by_id = [](const Dataset& d) {
+    ScanOptions scan;
+    scan.columns = {"video", "id"};
+    scan.with_row_id = true;
+    auto batches = d.Scan(scan);
+    EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+    std::map<int64_t, std::string> out;
+    std::vector<uint64_t> row_ids;
+    std::vector<int64_t> keys;
+    for (const RecordBatch& b : *batches) {
+      const Array& info = b.columns[0].children[5];
+      for (int64_t i = 0; i < b.num_rows; ++i) {
+        const int64_t id = b.columns[1].values<int64_t>()[i];
+        keys.push_back(id);
+        row_ids.push_back(b.columns[2].values<uint64_t>()[i]);
+        out[id] = info.IsNull(i)
+                      ? std::string("null")
+                      : std::to_string(info.children[0].values<uint8_t>()[i]) + "|" +
+                            std::string(info.children[1].GetView(i)) + "|" + std::string(info.children[2].GetView(i));
+      }
+    }
+    auto located = d.LocateBlobsWithInfo("video", row_ids);
+    EXPECT_TRUE(located.ok()) << located.status().ToString();
+    for (size_t i = 0; located.ok() && i < keys.size(); ++i) {
+      if (!(*located)[i] || (*located)[i]->location.length == 0) continue;
+      const auto& loc = (*located)[i]->location;
+      auto bytes = d.store()->OpenRead(loc.object).MoveValue()->ReadAt(loc.offset, loc.length);
+      EXPECT_TRUE(bytes.ok());
+      if (bytes.ok()) out[keys[i]] += "|" + std::string((*bytes)->view());
+    }
+    return out;
+  };
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  auto want = by_id(*ds);
+  ASSERT_EQ(want.size(), 5u);
+  ASSERT_NE(want[2].find("xor:"), std::string::npos) << "row 2 (dedicated) carries blob_info: " << want[2];
+
+  ASSERT_OK(Update(*ds, "id >= 1 AND id <= 2", {{"score", "score + 100"}}).status());
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  EXPECT_EQ(by_id(*ds), want);
+
+  Schema source_schema{{MakeField("id", MakeType(TypeId::kInt64)), MakeField("score", MakeType(TypeId::kInt64))}, {}};
+  Array keys = *ArrayFromVector(MakeType(TypeId::kInt64), std::vector<int64_t>{2, 3, 9});
+  auto source = MakeBatchVectorReader(source_schema, {RecordBatch{source_schema, 3, {keys, keys}}});
+  MergeInsertOptions merge;
+  merge.on = {"id"};
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, MergeInsert(*ds, *source, merge));
+  EXPECT_EQ(r.rows_updated, 2u);
+  EXPECT_EQ(r.rows_inserted, 1u);
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Open(fx.root));
+  want[9] = "null";
+  EXPECT_EQ(by_id(*ds), want);
 }
 
 }  // namespace
