@@ -57,10 +57,16 @@ void Die(const lancet::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] "
-                 "[--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter] "
-                 "[--batch-size N]\n";
+  const char* usage =
+      "usage: read_bench DATASET [--ref ref.jsonl] [--count 1000] [--seed 42] [--reps 5] [--where EXPR] "
+      "[--only scan|take|take-columns|take-column=NAME|scan-columns|scan-column=NAME|filter] "
+      "[--batch-size N]\n";
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << usage;
+    return 0;
+  }
+  if (argc < 2 || argc % 2 != 0) {
+    std::cerr << usage;
     return 64;
   }
   std::string path = argv[1], ref_path;
@@ -86,6 +92,10 @@ int main(int argc, char** argv) {
       where = argv[i + 1];
     else if (k == "--batch-size")
       batch_size = std::stoull(argv[i + 1]);
+    else {
+      std::cerr << "read_bench: unknown option " << k << "\n" << usage;
+      return 64;
+    }
   }
 
   auto opened = Dataset::Open(path);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <thread>
+#include <unordered_set>
 
 namespace lancet::index {
 
@@ -56,7 +57,20 @@ Result<KMeansResult> TrainKMeans(const float* data, size_t n, uint32_t dim, uint
   // distance from the nearest seed so far.
   std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
   size_t pick = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
-  for (uint32_t c = 0; c < k; ++c) {
+  if (options.init == KMeansInit::kRandomRows) {
+    // k distinct rows, each equally likely (Floyd's sampling).
+    std::unordered_set<size_t> chosen;
+    uint32_t c = 0;
+    for (size_t j = n - k; j < n; ++j, ++c) {
+      size_t row = std::uniform_int_distribution<size_t>(0, j)(rng);
+      if (!chosen.insert(row).second) {
+        row = j;
+        chosen.insert(j);
+      }
+      std::copy(data + row * dim, data + (row + 1) * dim, out.centroids.begin() + static_cast<size_t>(c) * dim);
+    }
+  }
+  for (uint32_t c = 0; c < k && options.init == KMeansInit::kPlusPlus; ++c) {
     std::copy(data + pick * dim, data + (pick + 1) * dim, out.centroids.begin() + static_cast<size_t>(c) * dim);
     if (c + 1 == k) break;
     double total = 0;

@@ -10,8 +10,14 @@
 
 namespace lancet::index {
 
+/// Where the centroids start: k-means++ spreads them apart (good for PQ codebooks);
+/// random rows follow the density, as the reference seeds its IVF partitions, which
+/// keeps partitions of clustered data near the same size.
+enum class KMeansInit { kPlusPlus, kRandomRows };
+
 struct KMeansOptions {
   uint32_t max_iterations = 50;
+  KMeansInit init = KMeansInit::kPlusPlus;
   /// Stops once the loss improves by less than this fraction.
   double tolerance = 1e-4;
   /// kL2 (cosine callers normalize first) or kDot (assignment by largest dot product).
@@ -27,7 +33,7 @@ struct KMeansResult {
 };
 
 /// Clusters `n` vectors of `dim` floats (row-major, finite) into `k` clusters:
-/// k-means++ seeding, then Lloyd iterations; an emptied cluster takes the point
+/// seeding by `options.init`, then Lloyd iterations; an emptied cluster takes the point
 /// farthest from its centroid. InvalidArgument when n < k or k == 0.
 Result<KMeansResult> TrainKMeans(const float* data, size_t n, uint32_t dim, uint32_t k, const KMeansOptions& options);
 

@@ -167,6 +167,8 @@ Result<Trained> Train(const table::Dataset& dataset, const Field& field, VectorI
   KMeansOptions km;
   km.max_iterations = params.max_iterations;
   km.metric = distance == DistanceType::kDot ? DistanceType::kDot : DistanceType::kL2;
+  // Partitions of similar size keep a probe's cost and an HNSW graph's recall even.
+  km.init = KMeansInit::kRandomRows;
   ASSIGN_OR_RETURN(KMeansResult ivf, TrainKMeans(sample.data(), std::min<size_t>(n, ivf_sample), dim, parts, km));
   out.model.dim = dim;
   out.model.centroids = std::move(ivf.centroids);
