@@ -15,27 +15,11 @@
 // Prints one PASS/FAIL line per check and exits 0 only when all pass.
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 
-const [lancet, peerHome, work] = process.argv.slice(2);
-if (!lancet || !peerHome || !work) {
-  process.stderr.write("usage: merge_interop.mjs LANCET_BIN PEER_HOME WORK_DIR\n");
-  process.exit(64);
-}
-const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
-const { makeTable, columnsOf } = await import(path.join(peerHome, "lib/build.mjs"));
-const { arrow: A, lancedb } = loadPeer();
+import { openInterop } from "./harness.mjs";
 
-let failures = 0;
-function report(ok, what, detail = "") {
-  process.stdout.write(`${ok ? "PASS" : "FAIL"} merge_interop ${what}${detail ? `: ${detail}` : ""}\n`);
-  if (!ok) failures++;
-}
-function run(cmd, args, what) {
-  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}): ${r.stderr || r.error}`);
-  return r.stdout;
-}
+const { lancet, peerHome, work, A, lancedb, makeTable, columnsOf, report, run, compareDumps, finish } =
+  await openInterop("merge_interop");
 
 const F = (name, type, nullable = true) => new A.Field(name, type, nullable);
 const full = new A.Schema([
@@ -147,17 +131,9 @@ try {
   }
 
   for (const k of Object.keys(roots)) {
-    const dir = path.join(roots[k], "t.lance");
-    const ours = path.join(work, `${k}.lancet.json`);
-    const ref = path.join(work, `${k}.peer.json`);
-    run(lancet, ["dump", dir, "--all-versions", "--out", ours], `lancet dump of ${k}`);
-    fs.writeFileSync(ref, run("node", [path.join(peerHome, "dump.mjs"), dir, "--all-versions"], `dump.mjs of ${k}`));
-    const r = spawnSync("node", [path.join(peerHome, "check.mjs"), ref, ours, "--max-diffs", "10"], { encoding: "utf8" });
-    const last = (r.stdout || "").trim().split("\n").pop();
-    report(r.status === 0, `${k}: Lancet and the reference read every version alike`, r.status === 0 ? last : `${r.stdout}${r.stderr}`);
+    compareDumps(path.join(roots[k], "t.lance"), k, "Lancet and the reference read every version alike");
   }
 } catch (e) {
   report(false, "run", e.stack || String(e));
 }
-process.stdout.write(`merge_interop: ${failures === 0 ? "OK" : `${failures} failed`}\n`);
-process.exit(failures === 0 ? 0 : 1);
+finish();

@@ -12,26 +12,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 
-const [lancet, peerHome, work] = process.argv.slice(2);
-if (!lancet || !peerHome || !work) {
-  process.stderr.write("usage: mixed_history.mjs LANCET_BIN PEER_HOME WORK_DIR\n");
-  process.exit(64);
-}
-const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
-const { makeTable, columnsOf } = await import(path.join(peerHome, "lib/build.mjs"));
-const { arrow: A, lancedb } = loadPeer();
+import { openInterop } from "./harness.mjs";
 
-let failures = 0;
-function report(ok, what, detail = "") {
-  process.stdout.write(`${ok ? "PASS" : "FAIL"} mixed_history ${what}${detail ? `: ${detail}` : ""}\n`);
-  if (!ok) failures++;
-}
-
-function run(cmd, args, what) {
-  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}): ${r.stderr || r.error}`);
-  return r.stdout;
-}
+const { lancet, peerHome, work, A, lancedb, makeTable, columnsOf, report, run, finish } =
+  await openInterop("mixed_history");
 
 // The rows of both histories: every type family the CLI's NDJSON path handles.
 const F = (name, type, nullable = true) => new A.Field(name, type, nullable);
@@ -135,5 +119,4 @@ try {
 } catch (e) {
   report(false, "run", e.stack || String(e));
 }
-process.stdout.write(`mixed_history: ${failures === 0 ? "OK" : `${failures} failed`}\n`);
-process.exit(failures === 0 ? 0 : 1);
+finish();

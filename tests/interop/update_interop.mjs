@@ -16,29 +16,12 @@
 // Prints one PASS/FAIL line per check and exits 0 only when all pass.
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
+
+import { openInterop } from "./harness.mjs";
 import crypto from "node:crypto";
 
-const [lancet, peerHome, work, corpus] = process.argv.slice(2);
-if (!lancet || !peerHome || !work) {
-  process.stderr.write("usage: update_interop.mjs LANCET_BIN PEER_HOME WORK_DIR\n");
-  process.exit(64);
-}
-const { loadPeer } = await import(path.join(peerHome, "lib/peer.mjs"));
-const { makeTable, columnsOf } = await import(path.join(peerHome, "lib/build.mjs"));
-const { arrow: A, lancedb } = loadPeer();
-
-let failures = 0;
-function report(ok, what, detail = "") {
-  process.stdout.write(`${ok ? "PASS" : "FAIL"} update_interop ${what}${detail ? `: ${detail}` : ""}\n`);
-  if (!ok) failures++;
-}
-
-function run(cmd, args, what) {
-  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}): ${r.stderr || r.error}`);
-  return r.stdout;
-}
+const { lancet, peerHome, work, rest: [corpus], A, lancedb, makeTable, columnsOf, report, run, compareDumps, finish } =
+  await openInterop("update_interop");
 
 const F = (name, type, nullable = true) => new A.Field(name, type, nullable);
 const schema = new A.Schema([F("id", new A.Int64(), false), F("name", new A.Utf8()), F("value", new A.Float64())]);
@@ -101,16 +84,6 @@ function checkRows(what, got, ids, want) {
   report(bad.length === 0, what, bad.join("; "));
 }
 
-function compareDumps(dir, tag) {
-  const ours = path.join(work, `${tag}.lancet.json`);
-  const ref = path.join(work, `${tag}.peer.json`);
-  run(lancet, ["dump", dir, "--all-versions", "--out", ours], `lancet dump of ${tag}`);
-  fs.writeFileSync(ref, run("node", [path.join(peerHome, "dump.mjs"), dir, "--all-versions"], `dump.mjs of ${tag}`));
-  const r = spawnSync("node", [path.join(peerHome, "check.mjs"), ref, ours, "--max-diffs", "10"], { encoding: "utf8" });
-  const last = (r.stdout || "").trim().split("\n").pop();
-  report(r.status === 0, `${tag}: both read every version the same`, r.status === 0 ? last : `${r.stdout}${r.stderr}`);
-}
-
 const range = (a, b) => Array.from({ length: b - a }, (_, k) => a + k);
 const upper = (s) => (s === null ? null : s.toUpperCase());
 
@@ -159,7 +132,7 @@ try {
     if (id % 10 === 7 && value !== null) value += 1000;
     return { rowid: b.rowid, created: b.created, last: hitA(id) ? 3 : id % 10 === 7 ? 4 : b.last, value };
   });
-  compareDumps(dirA, "a");
+  compareDumps(dirA, "a", "both read every version the same");
 
   // B: reference-written, plain; updates from both sides in turn.
   const rootB = path.join(work, "b");
@@ -184,7 +157,7 @@ try {
     if (id % 3 === 0 && value !== null) value += 0.5;
     return { name, value };
   });
-  compareDumps(dirB, "b");
+  compareDumps(dirB, "b", "both read every version the same");
 
   // C: reference-written with stable row ids, lancet updates.
   const rootC = path.join(work, "c");
@@ -211,7 +184,7 @@ try {
                 value: hit ? id : row(id).value,
               };
             });
-  compareDumps(dirC, "c");
+  compareDumps(dirC, "c", "both read every version the same");
   // D: blobs of the reference's table move with lancet's update.
   const corpusDir = corpus ? path.join(corpus, "blobs_custom.lance") : "";
   if (corpusDir && fs.existsSync(corpusDir)) {
@@ -242,12 +215,11 @@ try {
       if (moved && BigInt(a._rowaddr) === BigInt(b._rowaddr)) bad.push(`id ${id} did not move`);
     }
     report(bad.length === 0, "D: the reference reads the blob bytes of rows lancet moved and set", bad.slice(0, 5).join("; "));
-    compareDumps(dirD, "d");
+    compareDumps(dirD, "d", "both read every version the same");
   } else {
     process.stdout.write("SKIP update_interop D: no corpus (blobs_custom.lance)\n");
   }
 } catch (e) {
   report(false, "run", e.stack || String(e));
 }
-process.stdout.write(`update_interop: ${failures === 0 ? "OK" : `${failures} failed`}\n`);
-process.exit(failures === 0 ? 0 : 1);
+finish();
