@@ -11,6 +11,7 @@
 #include "lancet/table/dataset.h"
 #include "lancet/table/merge_insert.h"
 #include "lancet/table/write.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -21,7 +22,7 @@ constexpr const char* kRoot = "mem/merge-blobs";
 using Bytes = std::optional<std::string>;
 
 // i bytes of 'a' + i % 26: rows 0..3 inline, 4..11 packed, above 12 dedicated with
-// the thresholds below.
+// WriteTwoFragmentBlobTable's thresholds.
 std::string Payload(int64_t i, char base = 'a') {
   return std::string(static_cast<size_t>(i), static_cast<char>(base + i % 26));
 }
@@ -51,21 +52,11 @@ RecordBatch FirstRows(int64_t begin, int64_t n) {
 
 // Two fragments of 20 rows (ids 0..39).
 std::shared_ptr<io::ObjectStore> MakeTable(bool stable, StorageVersion storage = StorageVersion::k2_2) {
-  auto store = io::NewMemoryStore();
-  WriteParams p;
-  p.enable_stable_row_ids = stable;
-  p.storage_version = storage;
-  p.blobs.binary_as_blob["payload"] = BlobThresholds{4, 12, 1024};
-  EXPECT_OK(WriteDataset(store, kRoot, FirstRows(0, 0).schema, {FirstRows(0, 20)}, p).status());
-  p.mode = WriteMode::kAppend;
-  EXPECT_OK(WriteDataset(store, kRoot, FirstRows(0, 0).schema, {FirstRows(20, 20)}, p).status());
-  return store;
+  return testing::WriteTwoFragmentBlobTable(kRoot, FirstRows(0, 20), FirstRows(20, 20), stable, storage);
 }
 
 std::unique_ptr<Dataset> Latest(const std::shared_ptr<io::ObjectStore>& store) {
-  auto ds = Dataset::Open(store, kRoot);
-  EXPECT_OK(ds.status());
-  return std::move(*ds);
+  return testing::OpenLatest(store, kRoot);
 }
 
 struct Row {

@@ -114,4 +114,26 @@ std::vector<int64_t> IdRange(int64_t begin, int64_t end) {
   return v;
 }
 
+std::shared_ptr<io::ObjectStore> WriteTwoFragmentBlobTable(const std::string& root, const RecordBatch& first,
+                                                           const RecordBatch& second, bool stable_row_ids,
+                                                           StorageVersion storage) {
+  auto store = io::NewMemoryStore();
+  WriteParams p;
+  p.enable_stable_row_ids = stable_row_ids;
+  p.storage_version = storage;
+  p.blobs.binary_as_blob["payload"] = BlobThresholds{4, 12, 1024};
+  auto written = WriteDataset(store, root, first.schema, {first}, p);
+  EXPECT_TRUE(written.ok()) << written.status().ToString();
+  p.mode = WriteMode::kAppend;
+  written = WriteDataset(store, root, second.schema, {second}, p);
+  EXPECT_TRUE(written.ok()) << written.status().ToString();
+  return store;
+}
+
+std::unique_ptr<Dataset> OpenLatest(const std::shared_ptr<io::ObjectStore>& store, const std::string& root) {
+  auto ds = Dataset::Open(store, root);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  return std::move(*ds);
+}
+
 }  // namespace lancet::table::testing

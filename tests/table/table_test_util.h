@@ -13,6 +13,7 @@
 #include "lancet/io/object_store.h"
 #include "lancet/result.h"
 #include "lancet/table/dataset.h"
+#include "lancet/table/write.h"
 
 namespace lancet::table::testing {
 
@@ -48,5 +49,16 @@ std::vector<int64_t> ScannedIds(const Dataset& ds);
 
 /// begin, begin+1, ..., end-1.
 std::vector<int64_t> IdRange(int64_t begin, int64_t end);
+
+/// A memory store holding `root` as two fragments, `first` written and `second`
+/// appended, with the binary column "payload" stored as Blob V2 at thresholds
+/// inline 4 / dedicated 12 / pack 1024, so that its values land in every placement.
+std::shared_ptr<io::ObjectStore> WriteTwoFragmentBlobTable(const std::string& root, const RecordBatch& first,
+                                                           const RecordBatch& second, bool stable_row_ids,
+                                                           StorageVersion storage);
+
+/// The latest version of `root` in `store` (a test failure, then a crash, when it does
+/// not open).
+std::unique_ptr<Dataset> OpenLatest(const std::shared_ptr<io::ObjectStore>& store, const std::string& root);
 
 }  // namespace lancet::table::testing

@@ -8,6 +8,7 @@
 
 #include "lancet/table/write.h"
 #include "table/evolution_io.h"
+#include "table/table_test_util.h"
 #include "util/array_builder.h"
 #include "util/test_macros.h"
 
@@ -41,21 +42,11 @@ RecordBatch Rows(int64_t begin, int64_t n) {
 
 // Two fragments of 10 rows (ids 0..19).
 std::shared_ptr<io::ObjectStore> MakeTable(bool stable, StorageVersion storage = StorageVersion::k2_2) {
-  auto store = io::NewMemoryStore();
-  WriteParams p;
-  p.enable_stable_row_ids = stable;
-  p.storage_version = storage;
-  p.blobs.binary_as_blob["payload"] = BlobThresholds{4, 12, 1024};
-  EXPECT_OK(WriteDataset(store, kRoot, Rows(0, 0).schema, {Rows(0, 10)}, p).status());
-  p.mode = WriteMode::kAppend;
-  EXPECT_OK(WriteDataset(store, kRoot, Rows(0, 0).schema, {Rows(10, 10)}, p).status());
-  return store;
+  return testing::WriteTwoFragmentBlobTable(kRoot, Rows(0, 10), Rows(10, 10), stable, storage);
 }
 
 std::unique_ptr<Dataset> Latest(const std::shared_ptr<io::ObjectStore>& store) {
-  auto ds = Dataset::Open(store, kRoot);
-  EXPECT_OK(ds.status());
-  return std::move(*ds);
+  return testing::OpenLatest(store, kRoot);
 }
 
 struct Row {
