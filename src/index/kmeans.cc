@@ -53,9 +53,7 @@ Result<KMeansResult> TrainKMeans(const float* data, size_t n, uint32_t dim, uint
   std::mt19937_64 rng(options.seed);
   KMeansResult out;
   out.centroids.resize(static_cast<size_t>(k) * dim);
-  // k-means++: each next seed is drawn with probability proportional to its squared
-  // distance from the nearest seed so far.
-  std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
+  // The stream's first draw is k-means++'s first seed.
   size_t pick = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
   if (options.init == KMeansInit::kRandomRows) {
     // k distinct rows, each equally likely (Floyd's sampling).
@@ -69,26 +67,30 @@ Result<KMeansResult> TrainKMeans(const float* data, size_t n, uint32_t dim, uint
       }
       std::copy(data + row * dim, data + (row + 1) * dim, out.centroids.begin() + static_cast<size_t>(c) * dim);
     }
-  }
-  for (uint32_t c = 0; c < k && options.init == KMeansInit::kPlusPlus; ++c) {
-    std::copy(data + pick * dim, data + (pick + 1) * dim, out.centroids.begin() + static_cast<size_t>(c) * dim);
-    if (c + 1 == k) break;
-    double total = 0;
-    for (size_t i = 0; i < n; ++i) {
-      nearest[i] = std::min(nearest[i], static_cast<double>(L2Distance(data + i * dim, data + pick * dim, dim)));
-      total += nearest[i];
-    }
-    if (total <= 0) {
-      pick = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
-      continue;
-    }
-    double r = std::uniform_real_distribution<double>(0, total)(rng);
-    pick = n - 1;
-    for (size_t i = 0; i < n; ++i) {
-      r -= nearest[i];
-      if (r <= 0) {
-        pick = i;
-        break;
+  } else {
+    // k-means++: each next seed is drawn with probability proportional to its squared
+    // distance from the nearest seed so far.
+    std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
+    for (uint32_t c = 0; c < k; ++c) {
+      std::copy(data + pick * dim, data + (pick + 1) * dim, out.centroids.begin() + static_cast<size_t>(c) * dim);
+      if (c + 1 == k) break;
+      double total = 0;
+      for (size_t i = 0; i < n; ++i) {
+        nearest[i] = std::min(nearest[i], static_cast<double>(L2Distance(data + i * dim, data + pick * dim, dim)));
+        total += nearest[i];
+      }
+      if (total <= 0) {
+        pick = std::uniform_int_distribution<size_t>(0, n - 1)(rng);
+        continue;
+      }
+      double r = std::uniform_real_distribution<double>(0, total)(rng);
+      pick = n - 1;
+      for (size_t i = 0; i < n; ++i) {
+        r -= nearest[i];
+        if (r <= 0) {
+          pick = i;
+          break;
+        }
       }
     }
   }

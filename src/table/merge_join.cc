@@ -53,7 +53,6 @@ class MergeJoiner {
 
   Status Prepare();
   Status CheckBlobSource(const Field& target, const Field& source, const std::string& where) const;
-  Schema InsertSchema() const;
   Result<MergeCounts> Run();
 
  private:
@@ -76,6 +75,9 @@ class MergeJoiner {
   std::vector<int> update_from_;
   // Per target column: the source column an inserted row takes, or -1 (null).
   std::vector<int> insert_from_;
+  // The target's schema, but a blob column a source feeds keeps the source's shape
+  // (the width of its data child): spilled inserts are written with the types they have.
+  Schema insert_schema_;
   bool needs_target_rows_ = false;
   std::optional<expr::Filter> matched_condition_, by_source_condition_;
   Schema condition_schema_;
@@ -146,8 +148,10 @@ Status MergeJoiner::Prepare() {
   for (const std::string& c : options_.update_columns) {
     if (ss.FieldIndex(c) < 0) return Status::InvalidArgument(where + "update column '" + c + "' is not in the source");
   }
+  insert_schema_ = ts;
   for (const Field& f : ts.fields) {
     int s = ss.FieldIndex(f.name);
+    if (s >= 0 && IsBlobV2Field(f)) insert_schema_.fields[insert_from_.size()].type = ss.fields[s].type;
     insert_from_.push_back(s);
     bool copy = s >= 0 && (options_.when_matched == WhenMatched::kUpdateAll ||
                            std::find(options_.update_columns.begin(), options_.update_columns.end(), f.name) !=
@@ -204,7 +208,7 @@ Result<MergeCounts> MergeJoiner::Run() {
     RETURN_IF_ERROR(spill->Write(*batch, RowPartitions(*batch, target_keys_, true, parts)));
   }
   RETURN_IF_ERROR(spill->Finish());
-  Schema with_seq = InsertSchema();
+  Schema with_seq = insert_schema_;
   with_seq.fields.push_back(MakeField(kMergeSeqColumn, MakeType(TypeId::kUInt64), false));
   ASSIGN_OR_RETURN(inserts_, PartitionedSpill::Open(source_.spill_dir()->path(),
                                                     "inserts-v" + std::to_string(target_.version()), with_seq, parts));
@@ -424,18 +428,6 @@ Status MergeJoiner::FlushMatched(const RecordBatch& rows) {
   return Status::OK();
 }
 
-Schema MergeJoiner::InsertSchema() const {
-  // A blob column's new bytes keep the source's shape (the width of its data child):
-  // spilled inserts are written with the types they have.
-  Schema schema = target_.schema();
-  for (size_t c = 0; c < insert_from_.size(); ++c) {
-    if (insert_from_[c] >= 0 && IsBlobV2Field(schema.fields[c])) {
-      schema.fields[c].type = source_.schema().fields[static_cast<size_t>(insert_from_[c])].type;
-    }
-  }
-  return schema;
-}
-
 Status MergeJoiner::FlushDeletes() {
   if (deletes_.empty()) return Status::OK();
   std::vector<uint64_t> addrs = std::move(deletes_);
@@ -469,7 +461,7 @@ Status MergeJoiner::Insert(const RecordBatch& rows, const std::vector<bool>& mat
     if (!last && !matched[i]) pick.push_back(i);
     if (pick.empty() || (!last && pick.size() < insert_batch_rows_)) continue;
     const int64_t n = static_cast<int64_t>(pick.size());
-    RecordBatch out{InsertSchema(), n, {}};
+    RecordBatch out{insert_schema_, n, {}};
     for (size_t c = 0; c < insert_from_.size(); ++c) {
       if (insert_from_[c] < 0) {
         ASSIGN_OR_RETURN(Array nulls, MakeNullArray(target_.schema().fields[c].type, n));
